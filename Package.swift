@@ -1,0 +1,93 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "Spool",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "Spool", targets: ["Spool"]),
+    .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
+    .library(name: "SpoolIO", targets: ["SpoolIO"]),
+    .library(name: "SpoolProfiling", targets: ["SpoolProfiling"]),
+    .library(name: "SpoolWorkloads", targets: ["SpoolWorkloads"]),
+    .executable(name: "spool", targets: ["spool"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+  ],
+  targets: [
+    .target(
+      name: "Spool",
+      dependencies: [
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+      ]
+    ),
+    .target(
+      name: "SpoolTesting",
+      dependencies: [
+        "Spool",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+      ]
+    ),
+    .target(
+      name: "CSpoolURing",
+      linkerSettings: [.linkedLibrary("uring")]
+    ),
+    .target(
+      name: "SpoolIO",
+      dependencies: ["Spool", "CSpoolURing"]
+    ),
+    .target(
+      name: "SpoolProfiling",
+      dependencies: [
+        "Spool",
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ]
+    ),
+    .target(
+      name: "SpoolWorkloads",
+      dependencies: ["Spool", "SpoolIO", "SpoolProfiling"]
+    ),
+    .executableTarget(
+      name: "spool",
+      dependencies: [
+        "Spool", "SpoolIO", "SpoolProfiling", "SpoolWorkloads",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(
+      name: "SpoolTests",
+      dependencies: ["Spool", "SpoolTesting"]
+    ),
+    .testTarget(
+      name: "SpoolTestingTests",
+      dependencies: ["Spool", "SpoolTesting"]
+    ),
+    .testTarget(
+      name: "SpoolIOTests",
+      dependencies: ["Spool", "SpoolIO"]
+    ),
+    .testTarget(
+      name: "SpoolProfilingTests",
+      dependencies: ["Spool", "SpoolProfiling"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

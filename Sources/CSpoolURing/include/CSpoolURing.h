@@ -1,0 +1,1 @@
+int cspool_dummy(void);

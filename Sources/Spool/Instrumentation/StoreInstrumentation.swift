@@ -1,0 +1,64 @@
+/// Receives the timing of a store's actions and effects.
+///
+/// Spool's stores call an instrumentation, when one is given, at a handful of points: once per
+/// reduced action (with the time it was enqueued, the time its reduce started and the time it
+/// ended) and once at the start and the end of every effect task the store owns. `SpoolProfiling`
+/// implements this protocol with a latency recorder; a store created without an instrumentation
+/// pays one branch per action for the feature.
+///
+/// All timestamps are nanoseconds on `CLOCK_MONOTONIC`, as returned by ``SpoolTime/now()``.
+///
+/// - ``actionReduced(_:enqueuedAt:startedAt:endedAt:)`` is called on the store's executor, one
+///   action at a time; keep it cheap (no allocation, no `String(describing:)`).
+/// - ``effectStarted(by:at:)`` is called on the store's executor;
+///   ``effectEnded(by:startedAt:endedAt:outcome:)`` is called from the effect's own task, on any
+///   thread, so implementations synchronize what they record there.
+///
+/// ```swift
+/// final class CountingInstrumentation: StoreInstrumentation, Sendable {
+///   let reduced = Atomic<Int>(0)
+///   func actionReduced(
+///     _ action: Counter.Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+///   ) {
+///     reduced.add(1, ordering: .relaxed)
+///   }
+///   func effectStarted(by action: Counter.Action, at time: UInt64) {}
+///   func effectEnded(
+///     by action: Counter.Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome
+///   ) {}
+/// }
+///
+/// let store = Store(initialState: Counter.State(), instrumentation: CountingInstrumentation()) {
+///   Counter()
+/// }
+/// ```
+public protocol StoreInstrumentation<Action>: AnyObject, Sendable {
+  /// The action type of the stores this instrumentation observes.
+  associatedtype Action: Sendable
+
+  /// Called once per action, right after its reduce returned.
+  ///
+  /// - Parameters:
+  ///   - action: The action that was reduced.
+  ///   - enqueuedAt: When the action entered the store (`send` or `enqueue` was called). For an
+  ///     action that an effect emitted synchronously, this is when its parent's reduce ended.
+  ///   - startedAt: When its reduce started.
+  ///   - endedAt: When its reduce ended.
+  func actionReduced(_ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64)
+
+  /// Called when the store starts an effect task on behalf of `action`.
+  func effectStarted(by action: Action, at time: UInt64)
+
+  /// Called when an effect task started on behalf of `action` ends, from the effect's task.
+  func effectEnded(by action: Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome)
+}
+
+/// How an effect task ended.
+public enum EffectOutcome: String, Sendable, Hashable, Codable, CaseIterable {
+  /// The effect ran to its end.
+  case finished
+  /// The effect was cancelled (by ID, by `cancelInFlight`, by its ``StoreTask`` or by shutdown).
+  case cancelled
+  /// The effect threw an error that was not a cancellation.
+  case failed
+}

@@ -1,0 +1,1 @@
+// Spool module placeholder until the core lands.
