@@ -74,11 +74,17 @@ let package = Package(
     ),
     .testTarget(
       name: "SpoolTests",
-      dependencies: ["Spool", "SpoolTesting"]
+      dependencies: [
+        "Spool", "SpoolTesting",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
     ),
     .testTarget(
       name: "SpoolTestingTests",
-      dependencies: ["Spool", "SpoolTesting"]
+      dependencies: [
+        "Spool", "SpoolTesting",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
     ),
     .testTarget(
       name: "SpoolIOTests",

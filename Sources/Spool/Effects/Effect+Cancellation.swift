@@ -1,0 +1,105 @@
+import ConcurrencyExtras
+import IssueReporting
+
+extension Effect {
+  /// Registers this effect's task under `id`, so that ``cancel(id:)`` can cancel it.
+  ///
+  /// With `cancelInFlight: true`, effects already registered under `id` are cancelled before
+  /// this one starts: the usual way to keep only the latest request of a search field, or to
+  /// restart a timer. IDs belong to one store: two stores may use the same ID without touching
+  /// each other's effects.
+  ///
+  /// - Parameters:
+  ///   - id: Any hashable, sendable value; an enum case or a type's name reads well.
+  ///   - cancelInFlight: Whether to cancel effects already running under `id` first.
+  ///
+  /// ```swift
+  /// enum CancelID { case search }
+  ///
+  /// case let .queryChanged(query):
+  ///   state.query = query
+  ///   return .run { send in
+  ///     try await clock.sleep(for: .milliseconds(300))
+  ///     await send(.searchResponse(try await api.search(query)))
+  ///   }
+  ///   .cancellable(id: CancelID.search, cancelInFlight: true)
+  /// ```
+  public func cancellable<ID: Hashable & Sendable>(id: ID, cancelInFlight: Bool = false) -> Self {
+    switch operation {
+    case .none:
+      return .none
+    case .send, .cancel:
+      // Nothing of it runs in a task, so there is nothing to register. `cancelInFlight` still
+      // applies: it cancels what runs under `id` now.
+      guard cancelInFlight else { return self }
+      return .merge(.cancel(id: id), self)
+    default:
+      return Self(
+        operation: .cancellable(
+          id: AnyHashableSendable(id), cancelInFlight: cancelInFlight, self
+        )
+      )
+    }
+  }
+
+  /// An effect that cancels every running effect of this store registered under `id`.
+  ///
+  /// Cancelling an ID that nothing runs under does nothing.
+  ///
+  /// ```swift
+  /// case .stopButtonTapped:
+  ///   state.isTimerRunning = false
+  ///   return .cancel(id: CancelID.timer)
+  /// ```
+  public static func cancel<ID: Hashable & Sendable>(id: ID) -> Self {
+    Self(operation: .cancel(id: AnyHashableSendable(id)))
+  }
+}
+
+/// Runs `operation` as a task registered under `id` in the current store, so that
+/// `Effect.cancel(id:)` can cancel it from a reducer.
+///
+/// For use inside `Effect.run`, when only part of an effect should be cancellable, or when the
+/// cancellable part is decided at run time. Outside a store's effect, `operation` runs with no
+/// registration and a runtime issue is reported.
+///
+/// - Parameters:
+///   - id: The cancellation ID.
+///   - cancelInFlight: Whether to cancel work already registered under `id` first.
+///   - operation: The work to run.
+/// - Returns: The result of `operation`.
+/// - Throws: What `operation` throws, or `CancellationError` if it was cancelled before it
+///   returned a value.
+///
+/// ```swift
+/// return .run { send in
+///   await send(.started)
+///   try await withTaskCancellation(id: CancelID.download, cancelInFlight: true) {
+///     try await download()
+///   }
+///   await send(.finished)
+/// }
+/// ```
+public func withTaskCancellation<ID: Hashable & Sendable, T: Sendable>(
+  id: ID,
+  cancelInFlight: Bool = false,
+  operation: @escaping @Sendable () async throws -> T,
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column
+) async throws -> T {
+  guard let registry = EffectRegistry.current else {
+    reportIssue(
+      """
+      "withTaskCancellation(id: \(id))" was called outside an effect of a store, so nothing \
+      can cancel it by ID.
+      """,
+      fileID: fileID, filePath: filePath, line: line, column: column
+    )
+    return try await operation()
+  }
+  return try await registry.runCancellable(
+    id: AnyHashableSendable(id), cancelInFlight: cancelInFlight, operation: operation
+  )
+}

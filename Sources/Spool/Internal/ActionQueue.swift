@@ -1,0 +1,333 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import Synchronization
+
+/// The multi-producer, single-consumer FIFO between a store's producers and its executor.
+///
+/// Producers (`Store.enqueue`, the `Send` of effects) call ``push(_:)`` from any thread. The
+/// consumer is whatever code runs on the store's executor (the drain loop, `send`, `finish`):
+/// the store's serial executor is what makes it single.
+///
+/// Design, and why:
+/// - A bounded ring of `capacity` slots, each with a sequence number. A producer claims a
+///   position with one compare-and-swap on `tail`, writes the slot and publishes it with a
+///   release store of the slot's sequence (`position + 1`). The consumer never writes to the
+///   slots' cache lines: it publishes how far it has read (`consumed`) once every
+///   `publishInterval` actions, and producers check for room against that. So slot lines
+///   travel one way, producer to consumer, and `tail`, `consumed` and the flags each sit on a
+///   cache line of their own. (Measured before: a Vyukov queue, whose consumer frees each slot
+///   by writing its sequence, bounced the slot lines between the two cores on every action;
+///   a mutex-guarded array fights over the lock's line the same way.)
+/// - When the ring is full, producers append to an unbounded overflow list under a mutex
+///   instead of waiting, so that an effect sending into a busy store can never block a
+///   cooperative thread. While the overflow holds anything, every producer appends there, and
+///   the consumer takes the overflow only when the ring is empty, which keeps each producer's
+///   actions in order.
+/// - A full ring makes the producer wait a little (a draining consumer frees room within
+///   nanoseconds); if the consumer does not drain, the producer appends to the overflow.
+/// - Idle→busy: the consumer parks (a continuation) when it finds nothing; the producer whose
+///   push finds it parked wakes it, once. Parking and pushing follow the store-buffering
+///   pattern with sequentially consistent operations (`parked` store + `tail` load on one side,
+///   `tail` CAS + `parked` load on the other), so one of the two always sees the other.
+///
+/// Budget of ``push(_:)`` with room in the ring: one CAS, four loads, two stores; no allocation.
+@usableFromInline
+final class ActionQueue<Element: Sendable>: @unchecked Sendable {
+  // @unchecked Sendable, justified: `sequences`/`slots` are handed over slot by slot through
+  // the acquire/release protocol above; `consumer` is touched only by the single consumer (the
+  // store's serial executor); everything else is an Atomic or a Mutex.
+
+  @usableFromInline let capacity: Int
+  @usableFromInline let mask: Int
+  @usableFromInline let sequences: UnsafeMutablePointer<Atomic<Int>>
+  @usableFromInline let slots: UnsafeMutablePointer<Element>
+
+  /// `tail` (the next position producers claim, written by producers only) at index 0 and
+  /// `consumed` (how far the consumer has read, as last published) at index
+  /// `Self.consumedIndex`, 128 bytes apart so that they never share a cache line.
+  @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
+  @usableFromInline static var consumedIndex: Int { 16 }
+  /// How often the consumer publishes `consumed`.
+  @usableFromInline static var publishInterval: Int { 64 }
+
+  @inlinable var tail: UnsafeMutablePointer<Atomic<Int>> { counters }
+  @inlinable var consumed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.consumedIndex }
+  /// Whether producers must append to `overflow` (it holds something).
+  @usableFromInline let overflowActive = Atomic<Bool>(false)
+  @usableFromInline let overflow = Mutex<[Element]>([])
+  /// Whether the consumer is parked and waits for a wake.
+  @usableFromInline let parked = Atomic<Bool>(false)
+  /// Whether the queue was closed; pushes after that are refused.
+  @usableFromInline let closedFlag = Atomic<Bool>(false)
+
+  private let waiter = Mutex<UnsafeContinuation<Bool, Never>?>(nil)
+
+  /// The consumer's side, in its own allocation so that it does not share a cache line with
+  /// `tail`. Protected by the store's executor.
+  @usableFromInline let consumer: UnsafeMutablePointer<ConsumerState>
+
+  @usableFromInline struct ConsumerState {
+    @usableFromInline var head = 0
+    /// Actions taken from the overflow, served before the ring again.
+    @usableFromInline var batch: [Element] = []
+    @usableFromInline var batchIndex = 0
+    @usableFromInline init() {}
+  }
+
+  init(capacity requested: Int = 4096) {
+    var capacity = 2
+    while capacity < requested { capacity <<= 1 }
+    self.capacity = capacity
+    self.mask = capacity - 1
+    sequences = .allocate(capacity: capacity)
+    // 0 never equals `position + 1`, so no slot looks written before it is.
+    for index in 0..<capacity { (sequences + index).initialize(to: Atomic(0)) }
+    let countersRaw = UnsafeMutableRawPointer.allocate(
+      byteCount: MemoryLayout<Atomic<Int>>.stride * (Self.consumedIndex + 16), alignment: 128
+    )
+    counters = countersRaw.bindMemory(to: Atomic<Int>.self, capacity: Self.consumedIndex + 16)
+    for index in 0..<(Self.consumedIndex + 16) { (counters + index).initialize(to: Atomic(0)) }
+    slots = .allocate(capacity: capacity)
+    let raw = UnsafeMutableRawPointer.allocate(
+      byteCount: MemoryLayout<ConsumerState>.stride, alignment: 128
+    )
+    consumer = raw.bindMemory(to: ConsumerState.self, capacity: 1)
+    consumer.initialize(to: ConsumerState())
+  }
+
+  deinit {
+    while pop() != nil {}
+    sequences.deinitialize(count: capacity)
+    sequences.deallocate()
+    counters.deinitialize(count: Self.consumedIndex + 16)
+    UnsafeMutableRawPointer(counters).deallocate()
+    slots.deallocate()
+    consumer.deinitialize(count: 1)
+    UnsafeMutableRawPointer(consumer).deallocate()
+  }
+
+  // MARK: Producers
+
+  /// How many times a producer re-reads a full ring's next slot before it takes the overflow:
+  /// about a microsecond, the time a draining consumer needs to free many slots.
+  @usableFromInline static var fullSpinLimit: Int { 1_024 }
+
+  /// Appends `element`; wakes the consumer if it is parked.
+  ///
+  /// - Returns: `false` if the queue is closed (the element is dropped).
+  /// - Complexity: O(1); no allocation unless the ring is full.
+  @inlinable @discardableResult
+  func push(_ element: Element) -> Bool {
+    if closedFlag.load(ordering: .relaxed) { return false }
+    if overflowActive.load(ordering: .acquiring) {
+      pushOverflow(element)
+      wakeIfParked()
+      return true
+    }
+    var position = tail.pointee.load(ordering: .relaxed)
+    var fullSpins = 0
+    while true {
+      if position &- consumed.pointee.load(ordering: .acquiring) >= capacity {
+        // Full. A consumer that is draining makes room within nanoseconds, so wait a little
+        // (backpressure that keeps the producer on the fast path); if it does not, take the
+        // overflow rather than block.
+        if fullSpins < Self.fullSpinLimit, !parked.load(ordering: .relaxed) {
+          fullSpins &+= 1
+          position = tail.pointee.load(ordering: .relaxed)
+          continue
+        }
+        pushOverflow(element)
+        wakeIfParked()
+        return true
+      }
+      let (exchanged, current) = tail.pointee.weakCompareExchange(
+        expected: position, desired: position &+ 1, ordering: .sequentiallyConsistent
+      )
+      if exchanged { break }
+      position = current
+    }
+    (slots + (position & mask)).initialize(to: element)
+    sequences[position & mask].store(position &+ 1, ordering: .releasing)
+    wakeIfParked()
+    return true
+  }
+
+  @inlinable
+  func pushOverflow(_ element: Element) {
+    overflow.withLock { list in
+      list.append(element)
+      overflowActive.store(true, ordering: .sequentiallyConsistent)
+    }
+  }
+
+  @inlinable
+  func wakeIfParked() {
+    guard parked.load(ordering: .sequentiallyConsistent) else { return }
+    wake()
+  }
+
+  @usableFromInline
+  func wake() {
+    guard
+      parked.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent)
+        .exchanged
+    else { return }
+    let continuation = waiter.withLock { $0.take() }
+    continuation?.resume(returning: !closedFlag.load(ordering: .sequentiallyConsistent))
+  }
+
+  // MARK: Consumer (the store's executor only)
+
+  /// Removes and returns the oldest element, or `nil` if the queue is empty.
+  ///
+  /// If a producer has claimed the next slot but not yet written it, waits for it (it is a few
+  /// instructions away, unless that producer's thread was preempted, hence the yield).
+  ///
+  /// - Complexity: O(1) amortized.
+  @inlinable
+  func pop() -> Element? {
+    let head = consumer.pointee.head
+    let index = head & mask
+    if consumer.pointee.batch.isEmpty,
+      sequences[index].load(ordering: .acquiring) == head &+ 1
+    {
+      return take(at: head)
+    }
+    return popSlow()
+  }
+
+  /// Moves the element at `head` out and advances; publishes progress every
+  /// `publishInterval` elements.
+  @inlinable
+  func take(at head: Int) -> Element {
+    let element = (slots + (head & mask)).move()
+    let next = head &+ 1
+    consumer.pointee.head = next
+    if next & (Self.publishInterval &- 1) == 0 {
+      consumed.pointee.store(next, ordering: .releasing)
+    }
+    return element
+  }
+
+  /// Publishes the consumer's progress now (before parking, or when it finds the ring empty),
+  /// so that producers waiting for room see it.
+  @inlinable
+  func publishConsumed() {
+    consumed.pointee.store(consumer.pointee.head, ordering: .releasing)
+  }
+
+  /// The rare cases of ``pop()``: the overflow, a slot claimed but not yet written, empty.
+  @inlinable
+  func popSlow() -> Element? {
+    if consumer.pointee.batchIndex < consumer.pointee.batch.count {
+      return takeFromBatch()
+    }
+    let head = consumer.pointee.head
+    let index = head & mask
+    var spins = 0
+    while true {
+      let sequence = sequences[index].load(ordering: .acquiring)
+      if sequence == head &+ 1 { return take(at: head) }
+      if tail.pointee.load(ordering: .sequentiallyConsistent) == head { break }
+      spins += 1
+      if spins > 64 { sched_yield() }
+    }
+    publishConsumed()
+    guard overflowActive.load(ordering: .sequentiallyConsistent) else { return nil }
+    let taken = overflow.withLock { list in
+      overflowActive.store(false, ordering: .sequentiallyConsistent)
+      return list.take()
+    }
+    consumer.pointee.batch = taken
+    consumer.pointee.batchIndex = 0
+    return takeFromBatch()
+  }
+
+  @inlinable
+  func takeFromBatch() -> Element? {
+    let index = consumer.pointee.batchIndex
+    guard index < consumer.pointee.batch.count else { return nil }
+    consumer.pointee.batchIndex = index + 1
+    if index + 1 == consumer.pointee.batch.count {
+      let element = consumer.pointee.batch[index]
+      consumer.pointee.batch.removeAll(keepingCapacity: false)
+      consumer.pointee.batchIndex = 0
+      return element
+    }
+    return consumer.pointee.batch[index]
+  }
+
+  /// Whether a ``pop()`` now would find something (or wait for a claimed slot).
+  @inlinable
+  var hasPending: Bool {
+    consumer.pointee.batchIndex < consumer.pointee.batch.count
+      || tail.pointee.load(ordering: .sequentiallyConsistent) != consumer.pointee.head
+      || overflowActive.load(ordering: .sequentiallyConsistent)
+  }
+
+  /// Looks for a pushed element up to `spins` times, without parking.
+  ///
+  /// It polls the sequence of the next slot only (not `tail`, which producers write on every
+  /// push), so the poll costs producers one shared cache line per lap of eight slots.
+  ///
+  /// - Returns: Whether something is pending (`false` once the queue is closed).
+  func awaitPending(spins: Int) -> Bool {
+    publishConsumed()
+    let head = consumer.pointee.head
+    let next = sequences + (head & mask)
+    for _ in 0..<spins {
+      if next.pointee.load(ordering: .acquiring) == head &+ 1 { return true }
+      if overflowActive.load(ordering: .relaxed) { return true }
+      // Closed: let the caller park, which returns at once and ends the drain loop.
+      if closedFlag.load(ordering: .relaxed) { return false }
+    }
+    return hasPending && !closedFlag.load(ordering: .relaxed)
+  }
+
+  /// Suspends the consumer until something is pushed or the queue is closed.
+  ///
+  /// Call it isolated to the store's executor; the check that nothing is pending runs before
+  /// the task suspends, still on that executor.
+  ///
+  /// - Returns: `false` if the queue was closed.
+  func park(isolation: isolated (any Actor)? = #isolation) async -> Bool {
+    if closedFlag.load(ordering: .sequentiallyConsistent) { return false }
+    return await withUnsafeContinuation(isolation: isolation) { continuation in
+      waiter.withLock { $0 = continuation }
+      parked.store(true, ordering: .sequentiallyConsistent)
+      if hasPending || closedFlag.load(ordering: .sequentiallyConsistent) {
+        // Something arrived between the last pop and now: unpark ourselves, unless a producer
+        // already did (then it resumes the continuation).
+        wake()
+      }
+    }
+  }
+
+  /// Refuses later pushes and wakes the consumer with `false`.
+  func close() {
+    closedFlag.store(true, ordering: .sequentiallyConsistent)
+    wake()
+  }
+
+  var isClosed: Bool { closedFlag.load(ordering: .sequentiallyConsistent) }
+}
+
+extension Array {
+  @inlinable
+  mutating func take() -> Self {
+    defer { self = [] }
+    return self
+  }
+}
+
+extension Optional {
+  mutating func take() -> Self {
+    defer { self = nil }
+    return self
+  }
+}

@@ -1,1 +1,0 @@
-// Spool module placeholder until the core lands.

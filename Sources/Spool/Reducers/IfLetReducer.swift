@@ -1,0 +1,95 @@
+import CustomDump
+import CasePaths
+import IssueReporting
+
+extension Reducer {
+  /// Runs a child reducer on optional child state, while it is present.
+  ///
+  /// The child runs before this reducer, so that it sees its state before the parent can set
+  /// it to `nil` (for example on a "dismiss" action). A child action that arrives while the
+  /// child state is `nil` is reported, naming the action and the reducer, and ignored. When the
+  /// parent sets the child state to `nil`, the child's effects are not cancelled automatically;
+  /// give them a cancellation ID and cancel it when dismissing.
+  ///
+  /// - Parameters:
+  ///   - toChildState: A writable key path to the optional child state.
+  ///   - toChildAction: A case key path to the child action.
+  ///   - child: The child reducer.
+  ///
+  /// ```swift
+  /// Reduce { state, action in … }
+  ///   .ifLet(\.alert, action: \.alert) {
+  ///     Alert()
+  ///   }
+  /// ```
+  public func ifLet<ChildState, ChildAction: Sendable, Child: Reducer<ChildState, ChildAction>>(
+    _ toChildState: WritableKeyPath<State, ChildState?>,
+    action toChildAction: CaseKeyPath<Action, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> then child: () -> Child,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _IfLetReducer<Self, Child> {
+    _IfLetReducer(
+      parent: self,
+      child: child(),
+      toChildState: toChildState,
+      toChildAction: AnyCasePath(toChildAction),
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
+/// Where an operator was applied, for the messages it reports.
+public struct SourceLocation: Sendable {
+  let fileID: StaticString
+  let filePath: StaticString
+  let line: UInt
+  let column: UInt
+
+  func report(_ message: String) {
+    reportIssue(message, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+}
+
+/// The reducer that ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)`` returns.
+public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
+  let parent: Parent
+  let child: Child
+  let toChildState: WritableKeyPath<Parent.State, Child.State?>
+  let toChildAction: AnyCasePath<Parent.Action, Child.Action>
+  let location: SourceLocation
+
+  public func reduce(
+    into state: inout Parent.State, action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    let childEffect = reduceChild(into: &state, action: action)
+    let parentEffect = parent.reduce(into: &state, action: action)
+    return .merge(childEffect, parentEffect)
+  }
+
+  private func reduceChild(
+    into state: inout Parent.State, action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    guard let childAction = toChildAction.extract(from: action) else { return .none }
+    guard state[keyPath: toChildState] != nil else {
+      location.report(
+        """
+        An "ifLet" at "\(location.fileID):\(location.line)" received a child action when \
+        the child state was nil:
+
+          Action: \(String(customDumping: action))
+          Child reducer: \(Child.self)
+
+        The action was ignored. Make sure the child state is set before sending it actions, \
+        and that effects of the child are cancelled when the parent sets it to nil.
+        """
+      )
+      return .none
+    }
+    let toChildAction = self.toChildAction
+    return child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
+      .map { toChildAction.embed($0) }
+  }
+}

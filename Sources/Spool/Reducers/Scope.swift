@@ -1,0 +1,113 @@
+import CustomDump
+import CasePaths
+import IssueReporting
+
+/// Runs a child reducer on a part of the parent's state, for the parent's actions of one case.
+///
+/// With a key path to the child state, the child always runs on it. With a case key path to the
+/// child state (the parent state is an enum), the child runs only while the state is in that
+/// case; a child action that arrives when it is not is reported (the state was changed from
+/// under the child, usually by a parent reducer placed before the `Scope`) and ignored.
+///
+/// ```swift
+/// var body: some ReducerOf<Self> {
+///   Scope(state: \.counter, action: \.counter) {
+///     Counter()
+///   }
+///   Reduce { state, action in .none }
+/// }
+/// ```
+public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reducer
+where Child.Action: Sendable {
+  @usableFromInline
+  enum StatePath {
+    case keyPath(WritableKeyPath<ParentState, Child.State>)
+    case casePath(AnyCasePath<ParentState, Child.State>)
+  }
+
+  @usableFromInline let toChildState: StatePath
+  @usableFromInline let toChildAction: AnyCasePath<ParentAction, Child.Action>
+  @usableFromInline let child: Child
+  @usableFromInline let fileID: StaticString
+  @usableFromInline let filePath: StaticString
+  @usableFromInline let line: UInt
+  @usableFromInline let column: UInt
+
+  /// Runs `child` on the part of the state at `toChildState`, for actions of `toChildAction`.
+  ///
+  /// - Parameters:
+  ///   - toChildState: A writable key path to the child state.
+  ///   - toChildAction: A case key path to the child action.
+  ///   - child: The child reducer.
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+  ) where ChildState == Child.State, ChildAction == Child.Action {
+    self.toChildState = .keyPath(toChildState)
+    self.toChildAction = AnyCasePath(toChildAction)
+    self.child = child()
+    self.fileID = #fileID
+    self.filePath = #filePath
+    self.line = #line
+    self.column = #column
+  }
+
+  /// Runs `child` while the enum state is in the case at `toChildState`.
+  ///
+  /// - Parameters:
+  ///   - toChildState: A case key path to the child state.
+  ///   - toChildAction: A case key path to the child action.
+  ///   - child: The child reducer.
+  ///
+  /// ```swift
+  /// Scope(state: \.loggedIn, action: \.loggedIn) { Home() }
+  /// ```
+  public init<ChildState, ChildAction>(
+    state toChildState: CaseKeyPath<ParentState, ChildState>,
+    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) where ChildState == Child.State, ChildAction == Child.Action, ParentState: CasePathable {
+    self.toChildState = .casePath(AnyCasePath(toChildState))
+    self.toChildAction = AnyCasePath(toChildAction)
+    self.child = child()
+    self.fileID = fileID
+    self.filePath = filePath
+    self.line = line
+    self.column = column
+  }
+
+  public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
+    guard let childAction = toChildAction.extract(from: action) else { return .none }
+    let toChildAction = self.toChildAction
+    switch toChildState {
+    case let .keyPath(keyPath):
+      return child.reduce(into: &state[keyPath: keyPath], action: childAction)
+        .map { toChildAction.embed($0) }
+    case let .casePath(casePath):
+      guard var childState = casePath.extract(from: state) else {
+        reportIssue(
+          """
+          A "Scope" at "\(fileID):\(line)" received a child action when the state was not \
+          in the case that holds the state of "\(Child.self)":
+
+            Action: \(String(customDumping: action))
+            State: \(String(customDumping: state))
+
+          The action was ignored. This usually means a parent reducer changed the state's \
+          case before the "Scope" ran: place the "Scope" before it in the body.
+          """,
+          fileID: fileID, filePath: filePath, line: line, column: column
+        )
+        return .none
+      }
+      defer { state = casePath.embed(childState) }
+      return child.reduce(into: &childState, action: childAction)
+        .map { toChildAction.embed($0) }
+    }
+  }
+}

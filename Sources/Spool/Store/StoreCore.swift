@@ -1,0 +1,40 @@
+/// What a ``Store`` forwards to: the root core that owns the state, the reducer and the queue,
+/// or a scoped core that maps a child's view onto its parent's core.
+///
+/// Methods documented "on the store's executor" must be called only from code isolated to the
+/// store tree's ``StoreIsolation`` (a `Store` method, or the drain loop).
+protocol StoreCore<State, Action>: AnyObject, Sendable {
+  associatedtype State: Sendable
+  associatedtype Action: Sendable
+
+  /// The serial executor of the store tree.
+  var isolation: StoreIsolation { get }
+
+  /// Appends `action` to the root queue; any thread.
+  func enqueue(_ action: Action)
+
+  /// Reduces `action` after everything already queued; on the store's executor.
+  func send(_ action: Action) -> StoreTask
+
+  /// The current state; on the store's executor.
+  var currentState: State { get }
+
+  /// A new coalescing sequence of state snapshots; any thread.
+  func makeStates() -> StoreStates<State>
+
+  /// Waits for every effect to end and every queued action to be reduced, isolated to the
+  /// store's executor (a plain `async` method of a class would run on the global executor).
+  func finish(isolation: isolated StoreIsolation) async
+
+  /// Cancels every effect and refuses later actions; on the store's executor.
+  func shutdown()
+
+  /// Whether ``shutdown()`` was called.
+  var isShutdown: Bool { get }
+
+  /// The `Store` that forwards to this core was deinitialized; any thread.
+  func storeReleased()
+
+  /// The number of effect tasks running now; any thread.
+  var runningEffectCount: Int { get }
+}

@@ -1,0 +1,269 @@
+import Clocks
+import ConcurrencyExtras
+import Dependencies
+import Spool
+import Testing
+
+enum EffectAction: Equatable, Sendable {
+  case start(String)
+  case response(String)
+  case cancel
+}
+
+private enum CancelID { case work }
+
+/// A reducer whose `start` action runs the effect the test gives it.
+struct EffectHarness: Reducer {
+  struct State: Equatable, Sendable { var responses: [String] = [] }
+  typealias Action = EffectAction
+  let effect: @Sendable (String) -> Effect<Action>
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case let .start(name): return effect(name)
+    case let .response(value):
+      state.responses.append(value)
+      return .none
+    case .cancel: return .cancel(id: CancelID.work)
+    }
+  }
+}
+
+@Suite struct EffectTests {
+  @Test func runSendsBackThroughTheQueue() async {
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { name in .run { send in await send(.response(name + "!")) } }
+    }
+    await store.send(.start("a")).finish()
+    await store.finish()
+    #expect(await store.state.responses == ["a!"])
+  }
+
+  @Test func cancelInFlightReplacesTheRunningEffect() async {
+    let log = EventLog()
+    let live = LiveCounter()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { name in
+        .run { send in
+          live.enter()
+          defer { live.leave() }
+          log.append("start \(name)")
+          await suspendUntilCancelled()
+          log.append("cancelled \(name)")
+        }
+        .cancellable(id: CancelID.work, cancelInFlight: true)
+      }
+    }
+    let first = await store.send(.start("1"))
+    await store.send(.start("2"))
+    await first.finish()
+    #expect(log.all.contains("cancelled 1"))
+    #expect(store.runningEffectCount == 1)
+    await store.send(.cancel)
+    await store.finish()
+    #expect(store.runningEffectCount == 0)
+    #expect(live.count == 0)
+    #expect(log.all.filter { $0.hasPrefix("cancelled") }.count == 2)
+  }
+
+  @Test func cancellingAnIDCancelsAllMergedChildren() async {
+    let live = LiveCounter()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .merge(
+          (0..<5).map { _ in
+            Effect<EffectAction>.run { _ in
+              live.enter()
+              defer { live.leave() }
+              await suspendUntilCancelled()
+            }
+          }
+        )
+        .cancellable(id: CancelID.work)
+      }
+    }
+    let task = await store.send(.start("x"))
+    // All five children are child tasks of one registered task.
+    #expect(store.runningEffectCount == 1)
+    await store.send(.cancel)
+    await task.finish()
+    await store.finish()
+    #expect(live.count == 0)
+    #expect(store.runningEffectCount == 0)
+  }
+
+  @Test func shutdownLeavesNoRunningTask() async {
+    let live = LiveCounter()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .run { _ in
+          live.enter()
+          defer { live.leave() }
+          await suspendUntilCancelled()
+        }
+      }
+    }
+    for index in 0..<200 { await store.send(.start("\(index)")) }
+    #expect(store.runningEffectCount == 200)
+    await store.shutdown()
+    await store.finish()
+    #expect(store.runningEffectCount == 0)
+    #expect(live.count == 0)
+  }
+
+  @Test func idsAreScopedPerStore() async {
+    let live = LiveCounter()
+    let make = {
+      Store(initialState: EffectHarness.State()) {
+        EffectHarness { _ in
+          .run { _ in
+            live.enter()
+            defer { live.leave() }
+            await suspendUntilCancelled()
+          }
+          .cancellable(id: CancelID.work)
+        }
+      }
+    }
+    let first = make()
+    let second = make()
+    await first.send(.start("a"))
+    await second.send(.start("b"))
+    await first.send(.cancel)
+    await first.finish()
+    #expect(first.runningEffectCount == 0)
+    #expect(second.runningEffectCount == 1)
+    await second.shutdown()
+    await second.finish()
+  }
+
+  @Test func concatenateRunsInOrder() async {
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .concatenate(
+          .send(.response("sync-1")),
+          .run { send in await Task.yield(); await send(.response("async-2")) },
+          .send(.response("after-3")),
+          .run { send in await send(.response("async-4")) }
+        )
+      }
+    }
+    await store.send(.start("x")).finish()
+    await store.finish()
+    #expect(await store.state.responses == ["sync-1", "async-2", "after-3", "async-4"])
+  }
+
+  @Test func mapTransformsSentActions() async {
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { name in
+        Effect<String>.merge(.send(name), .run { send in await send(name + "-run") })
+          .map { EffectAction.response($0) }
+      }
+    }
+    await store.send(.start("m")).finish()
+    await store.finish()
+    #expect(await store.state.responses.sorted() == ["m", "m-run"])
+  }
+
+  @Test func unhandledErrorIsReported() async {
+    struct Failure: Error {}
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in .run { _ in throw Failure() } }
+    }
+    await withKnownIssue {
+      await store.send(.start("x")).finish()
+    } matching: { issue in
+      issue.description.contains("threw an unhandled error")
+    }
+  }
+
+  @Test func caughtErrorGoesToTheHandler() async {
+    struct Failure: Error {}
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .run { _ in throw Failure() } catch: { _, send in await send(.response("caught")) }
+      }
+    }
+    await store.send(.start("x")).finish()
+    await store.finish()
+    #expect(await store.state.responses == ["caught"])
+  }
+
+  @Test func cancellationIsNotAnError() async {
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .run { _ in try await Task.sleep(for: .seconds(3600)) }
+          .cancellable(id: CancelID.work)
+      }
+    }
+    let task = await store.send(.start("x"))
+    await store.send(.cancel)
+    await task.finish()
+    await store.finish()
+    #expect(store.runningEffectCount == 0)
+  }
+
+  @Test func withTaskCancellationRegistersPartOfAnEffect() async {
+    let log = EventLog()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .run { send in
+          log.append("before")
+          do {
+            try await withTaskCancellation(id: CancelID.work) {
+              try await Task.sleep(for: .seconds(3600))
+            }
+          } catch {
+            log.append("inner cancelled")
+          }
+          await send(.response("after"))
+        }
+      }
+    }
+    let task = await store.send(.start("x"))
+    while store.runningEffectCount < 2 { await Task.yield() }
+    await store.send(.cancel)
+    await task.finish()
+    await store.finish()
+    #expect(log.all == ["before", "inner cancelled"])
+    #expect(await store.state.responses == ["after"])
+  }
+
+  @Test func storeTaskCancelCancelsTheActionsEffects() async {
+    let live = LiveCounter()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .run { _ in
+          live.enter()
+          defer { live.leave() }
+          await suspendUntilCancelled()
+        }
+      }
+    }
+    let task = await store.send(.start("x"))
+    task.cancel()
+    await task.finish()
+    #expect(task.isCancelled)
+    #expect(live.count == 0)
+  }
+
+  @Test func effectsUseTheStoresDependencies() async {
+    let clock = TestClock()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { name in
+        .run { send in
+          @Dependency(\.continuousClock) var clock
+          try await clock.sleep(for: .seconds(1))
+          await send(.response(name))
+        }
+      }
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    let task = await store.send(.start("tick"))
+    await clock.advance(by: .seconds(1))
+    await task.finish()
+    await store.finish()
+    #expect(await store.state.responses == ["tick"])
+  }
+}

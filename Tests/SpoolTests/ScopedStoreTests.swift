@@ -1,0 +1,44 @@
+import Spool
+import Testing
+
+@Suite struct ScopedStoreTests {
+  @Test func scopedStoreSendsThroughTheRootAndReadsItsState() async {
+    let root = Store(initialState: Parent.State()) { Parent() }
+    let child = root.scope(state: \.counter, action: \.counter)
+    await child.send(.increment)
+    child.enqueue(.increment)
+    await child.finish()
+    #expect(await child.state.count == 2)
+    #expect(await root.state.counter.count == 2)
+  }
+
+  @Test func scopedStoreOutlivesItsRootReference() async {
+    var root: Store<Parent.State, Parent.Action>? = Store(initialState: Parent.State()) {
+      Parent()
+    }
+    let child = root!.scope(state: \.counter, action: \.counter)
+    root = nil
+    await child.send(.increment)
+    #expect(await child.state.count == 1)
+  }
+
+  @Test func statesCoalesceAndEndWithTheStore() async {
+    let store = Store(initialState: Counter.State()) { Counter() }
+    var iterator = store.states.makeAsyncIterator()
+    #expect(await iterator.next() == Counter.State(count: 0))
+    for _ in 0..<10 { await store.send(.increment) }
+    // The observer was slower than the store: it sees the latest state only.
+    #expect(await iterator.next() == Counter.State(count: 10))
+    await store.shutdown()
+    #expect(await iterator.next() == nil)
+  }
+
+  @Test func scopedStatesMapTheRootStates() async {
+    let root = Store(initialState: Parent.State()) { Parent() }
+    let child = root.scope(state: \.counter, action: \.counter)
+    var iterator = child.states.map(\.count).makeAsyncIterator()
+    #expect(await iterator.next() == 0)
+    await child.send(.increment)
+    #expect(await iterator.next() == 1)
+  }
+}

@@ -1,0 +1,199 @@
+import CasePaths
+import ConcurrencyExtras
+import Dependencies
+import Spool
+import Testing
+
+@CasePathable
+enum LogAction: Equatable, Sendable {
+  case tap(String)
+  case sendChild(String, then: String)
+  case interject(String, child: String)
+}
+
+struct LogFeature: Reducer {
+  struct State: Equatable, Sendable { var seen: [String] = [] }
+  typealias Action = LogAction
+  let interject: @Sendable (String) -> Void
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case let .tap(name):
+      state.seen.append(name)
+      return .none
+    case let .sendChild(name, child):
+      state.seen.append(name)
+      return .send(.tap(child))
+    case let .interject(name, child):
+      state.seen.append(name)
+      // Another producer enqueues while this action is being reduced.
+      interject(name + "-other")
+      return .merge(.send(.tap(child)), .send(.tap(child + "2")))
+    }
+  }
+}
+
+@Suite struct StoreTests {
+  @Test func sendReducesBeforeReturning() async {
+    let store = Store(initialState: LogFeature.State()) { LogFeature { _ in } }
+    await store.send(.tap("a"))
+    #expect(await store.state.seen == ["a"])
+  }
+
+  @Test func enqueuedActionsAreReducedInOrder() async {
+    let store = Store(initialState: LogFeature.State()) { LogFeature { _ in } }
+    for index in 0..<5_000 { store.enqueue(.tap("\(index)")) }
+    await store.finish()
+    #expect(await store.state.seen == (0..<5_000).map { "\($0)" })
+  }
+
+  @Test func sendComesAfterActionsAlreadyEnqueued() async {
+    let store = Store(initialState: LogFeature.State()) { LogFeature { _ in } }
+    store.enqueue(.tap("1"))
+    store.enqueue(.tap("2"))
+    await store.send(.tap("3"))
+    #expect(await store.state.seen == ["1", "2", "3"])
+  }
+
+  @Test func synchronousSendsComeBeforeOtherProducers() async {
+    let target = LockIsolated<Store<LogFeature.State, LogAction>?>(nil)
+    let store = Store(initialState: LogFeature.State()) {
+      LogFeature { name in target.value?.enqueue(.tap(name)) }
+    }
+    target.setValue(store)
+    await store.send(.interject("a", child: "b"))
+    await store.finish()
+    #expect(await store.state.seen == ["a", "b", "b2", "a-other"])
+    target.setValue(nil)
+  }
+
+  @Test func sendAfterShutdownIsReportedAndDropped() async {
+    let store = Store(initialState: LogFeature.State()) { LogFeature { _ in } }
+    await store.send(.tap("before"))
+    await store.shutdown()
+    await withKnownIssue {
+      await store.send(.tap("after"))
+    } matching: { issue in
+      issue.description.contains("after it was shut down")
+        && issue.description.contains("after")
+    }
+    #expect(await store.state.seen == ["before"])
+    #expect(await store.isShutdown)
+  }
+
+  @Test func enqueueAfterShutdownIsReportedAndDropped() async {
+    let store = Store(initialState: LogFeature.State()) { LogFeature { _ in } }
+    await store.shutdown()
+    withKnownIssue {
+      store.enqueue(.tap("late"))
+    } matching: { issue in
+      issue.description.contains("enqueued") && issue.description.contains("late")
+    }
+    #expect(await store.state.seen == [])
+  }
+
+  @Test func eightProducersLoseNothing() async {
+    let store = Store(initialState: CountingFeature.State()) { CountingFeature() }
+    let producers = 8
+    let perProducer = 100_000
+    await withTaskGroup(of: Void.self) { group in
+      for producer in 0..<producers {
+        group.addTask {
+          for index in 0..<perProducer {
+            store.enqueue(.add(producer: producer, value: index))
+          }
+        }
+      }
+    }
+    await store.finish()
+    let state = await store.state
+    #expect(state.count == producers * perProducer)
+    #expect(state.sum == producers * (perProducer * (perProducer - 1) / 2))
+    // Each producer's actions arrive in the order it enqueued them.
+    #expect(state.outOfOrder == 0)
+  }
+
+  @Test func mixedSendAndEnqueueKeepEachProducersOrder() async {
+    let store = Store(initialState: CountingFeature.State()) { CountingFeature() }
+    await withTaskGroup(of: Void.self) { group in
+      for producer in 0..<4 {
+        group.addTask {
+          for index in 0..<5_000 {
+            if index.isMultiple(of: 7) {
+              await store.send(.add(producer: producer, value: index))
+            } else {
+              store.enqueue(.add(producer: producer, value: index))
+            }
+          }
+        }
+      }
+    }
+    await store.finish()
+    let state = await store.state
+    #expect(state.count == 20_000)
+    #expect(state.outOfOrder == 0)
+  }
+
+  @Test func smallQueueOverflowsWithoutLosingOrder() async {
+    let store = Store(
+      initialState: CountingFeature.State(),
+      options: StoreOptions(queueCapacity: 4)
+    ) {
+      CountingFeature()
+    }
+    await withTaskGroup(of: Void.self) { group in
+      for producer in 0..<3 {
+        group.addTask {
+          for index in 0..<20_000 { store.enqueue(.add(producer: producer, value: index)) }
+        }
+      }
+    }
+    await store.finish()
+    let state = await store.state
+    #expect(state.count == 60_000)
+    #expect(state.outOfOrder == 0)
+  }
+
+  @Test func releasedStoreCancelsItsEffects() async {
+    let live = LiveCounter()
+    let ended = AsyncStream<Void>.makeStream()
+    do {
+      let store = Store(initialState: LogFeature.State()) {
+        Reduce<LogFeature.State, LogAction> { _, _ in
+          .run { _ in
+            live.enter()
+            await suspendUntilCancelled()
+            live.leave()
+            ended.continuation.yield()
+          }
+        }
+      }
+      await store.send(.tap("start"))
+    }
+    var iterator = ended.stream.makeAsyncIterator()
+    await iterator.next()
+    #expect(live.count == 0)
+  }
+}
+
+/// Counts actions from several producers and checks each producer's order.
+struct CountingFeature: Reducer {
+  struct State: Equatable, Sendable {
+    var count = 0
+    var sum = 0
+    var lastByProducer: [Int: Int] = [:]
+    var outOfOrder = 0
+  }
+  enum Action: Equatable, Sendable { case add(producer: Int, value: Int) }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case let .add(producer, value):
+      state.count += 1
+      state.sum += value
+      if let last = state.lastByProducer[producer], last >= value { state.outOfOrder += 1 }
+      state.lastByProducer[producer] = value
+      return .none
+    }
+  }
+}
