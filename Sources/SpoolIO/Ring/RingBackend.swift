@@ -1,0 +1,347 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+import CSpoolURing
+import Spool
+import Synchronization
+
+/// The io_uring backend: one ring, owned by one event-loop thread.
+///
+/// Tasks hand operations to the loop through a lock-protected queue
+/// (``SubmissionQueueStateMachine``) and wake it with an eventfd only when it sleeps. The loop
+/// prepares every queued operation, hands the whole batch to the kernel with one
+/// `io_uring_enter`, and resumes the tasks whose completions arrived.
+///
+/// - A full submission queue is flushed to the kernel and refilled; operations that still do not
+///   fit wait in `backlog`, in order. None is dropped.
+/// - The ring is created with eight times as many completion entries as submission entries and
+///   only on kernels with IORING_FEAT_NODROP, where the kernel holds overflowing completions
+///   back instead of dropping them; the loop reaps (which flushes them) and retries when the
+///   kernel answers `EBUSY`.
+/// - Each in-flight operation is retained and its address is the entry's user data, so a
+///   completion finds its task without a table lookup.
+///
+/// Budget per operation on the loop: one lock round-trip to take the batch (shared by the
+/// batch), one `prep`, a share of one `io_uring_enter`, one continuation resume; no allocation.
+final class RingBackend: Sendable {
+  typealias Request = RingRequest
+
+  let syscalls: SystemCalls
+  private let wakeFD: Int32
+  let submissionEntries: UInt32
+  private let queue: Mutex<SubmissionQueueStateMachine<RingRequest>>
+  private let shutdownWaiters = Mutex<ShutdownState>(.running([]))
+  // Everything the loop thread touches without a lock lives in `LoopState`, owned by the
+  // closure running on that thread.
+
+  enum ShutdownState {
+    case running([CheckedContinuation<Void, Never>])
+    case finished
+  }
+
+  init(entries: UInt32, syscalls: SystemCalls) throws(IOError) {
+    self.syscalls = syscalls
+    let ring = try RingHandle(entries: entries, syscalls: syscalls)
+    submissionEntries = ring.submissionEntries
+    let fd = syscalls.uring("eventfd") { cspool_eventfd(0, 0) }
+    guard fd >= 0 else {
+      throw IOError(errno: Int32(-fd), operation: "eventfd", target: .none)
+    }
+    wakeFD = Int32(fd)
+    queue = Mutex(SubmissionQueueStateMachine())
+    let loop = RingLoop(ring: ring, wakeFD: wakeFD, syscalls: syscalls)
+    do {
+      try IOThread.spawn(name: "spool-io-ring") { [self] in
+        loop.run(backend: self)
+      }
+    } catch {
+      _ = syscalls.call("close", retryOnInterrupt: false) { close(wakeFD) }
+      throw error
+    }
+  }
+
+  /// Hands `operation` to the loop; its continuation is resumed when the kernel completes it.
+  func submit(_ operation: IOOperation) {
+    enqueue(.submit(operation))
+  }
+
+  /// Asks the loop to cancel `operation` (before submission, or in the kernel).
+  func cancel(_ operation: IOOperation) {
+    enqueue(.cancel(operation))
+  }
+
+  private func enqueue(_ request: RingRequest) {
+    switch queue.withLock({ $0.enqueue(request) }) {
+    case .none:
+      break
+    case .wakeLoop:
+      wake()
+    case .reject:
+      if case .submit(let operation) = request {
+        // The loop has stopped, so this task is the only owner of the operation now.
+        operation.complete(result: -ECANCELED)
+      }
+    }
+  }
+
+  private func wake() {
+    var one: UInt64 = 1
+    let result = syscalls.call("eventfd_write") { write(wakeFD, &one, 8) }
+    // EAGAIN only when the counter is saturated: the loop is awake in that case anyway.
+    precondition(
+      result >= 0 || result == -Int(EAGAIN),
+      "Internal inconsistency: the ring's eventfd refused a wake-up (\(result))")
+  }
+
+  /// Fails new operations, cancels those in flight, and returns once the loop has exited and
+  /// released the ring.
+  func shutdown() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let alreadyFinished = shutdownWaiters.withLock { state -> Bool in
+        switch state {
+        case .running(var waiters):
+          waiters.append(continuation)
+          state = .running(waiters)
+          return false
+        case .finished:
+          return true
+        }
+      }
+      if alreadyFinished {
+        continuation.resume()
+        return
+      }
+      if queue.withLock({ $0.shutdown() }) == .wakeLoop { wake() }
+    }
+  }
+
+  /// Starts a shutdown without waiting for it (from `deinit` of the engine).
+  func requestShutdown() {
+    if queue.withLock({ $0.shutdown() }) == .wakeLoop { wake() }
+  }
+
+  // Called by the loop thread.
+  fileprivate func takeAll(into batch: inout [RingRequest]) -> Bool {
+    queue.withLock { $0.takeAll(into: &batch) }
+  }
+
+  fileprivate func prepareToSleep() -> Bool {
+    queue.withLock { $0.prepareToSleep() }
+  }
+
+  fileprivate func loopDidExit() {
+    _ = syscalls.call("close", retryOnInterrupt: false) { close(wakeFD) }
+    let waiters = shutdownWaiters.withLock { state -> [CheckedContinuation<Void, Never>] in
+      guard case .running(let waiters) = state else { return [] }
+      state = .finished
+      return waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+}
+
+/// User data of the entries the loop submits for itself (operations use their address).
+private enum Tag {
+  static let ignored: UInt64 = 0
+  static let wake: UInt64 = 1
+}
+
+/// What tasks send to the ring's loop.
+enum RingRequest {
+  case submit(IOOperation)
+  case cancel(IOOperation)
+}
+
+/// The state and work of the loop thread. Every stored property is protected by the ring
+/// thread: the instance is created before the thread starts and used by it alone afterwards.
+private final class RingLoop: @unchecked Sendable {
+  // `@unchecked Sendable`: handed once to the loop thread at spawn and never used elsewhere.
+  private let ring: RingHandle
+  private let wakeFD: Int32
+  let syscalls: SystemCalls
+  private let completions: UnsafeMutableBufferPointer<cspool_completion>
+  private let wakeBuffer = IOBuffer(count: 8)
+  private var wakeArmed = false
+  private var backlog: [RingRequest] = []
+  private var backlogHead = 0
+  private var inFlight = 0
+  private var cancelAllIssued = false
+
+  init(ring: RingHandle, wakeFD: Int32, syscalls: SystemCalls) {
+    self.ring = ring
+    self.wakeFD = wakeFD
+    self.syscalls = syscalls
+    completions = .allocate(capacity: Int(ring.completionEntries))
+  }
+
+  deinit {
+    completions.deallocate()
+  }
+
+  func run(backend: RingBackend) {
+    var batch: [RingRequest] = []
+    batch.reserveCapacity(Int(ring.submissionEntries))
+    while true {
+      let stopping = backend.takeAll(into: &batch)
+      if backlogHead == backlog.count {
+        // The common case: nothing is waiting for room, so the batch is the backlog.
+        backlog.removeAll(keepingCapacity: true)
+        backlogHead = 0
+        swap(&backlog, &batch)
+      } else {
+        backlog.append(contentsOf: batch)
+        batch.removeAll(keepingCapacity: true)
+      }
+      prepareBacklog()
+      if stopping && backlogHead == backlog.count && !cancelAllIssued {
+        cancelAllIssued = prepare { cspool_prep_cancel_all($0, Tag.ignored) }
+      }
+      if stopping && cancelAllIssued && inFlight == 0 && !wakeArmed { break }
+
+      var waitCount: UInt32 = 0
+      if backlogHead == backlog.count {
+        if !wakeArmed && !stopping {
+          wakeArmed = prepare {
+            cspool_prep_read($0, wakeFD, wakeBuffer.pointer, 8, UInt64.max, Tag.wake)
+          }
+        }
+        // Sleep only with a wake-up read in the kernel (or, when stopping, with nothing new to
+        // expect but the completions of cancelled operations).
+        if (wakeArmed || stopping) && backend.prepareToSleep() { waitCount = 1 }
+      }
+      enter(waitingFor: waitCount)
+    }
+    backend.loopDidExit()
+  }
+
+  /// Prepares queued requests until the backlog is empty or the kernel pushes back.
+  private func prepareBacklog() {
+    while backlogHead < backlog.count {
+      if prepareRequest(backlog[backlogHead]) {
+        backlogHead += 1
+        continue
+      }
+      // The submission queue is full: hand it to the kernel and collect what completed.
+      let submitted = enter(waitingFor: 0)
+      if submitted < 0 { return }  // EBUSY/EAGAIN: reaped; the next turn retries.
+    }
+  }
+
+  /// Prepares one request; `false` when the submission queue has no room for it.
+  private func prepareRequest(_ request: RingRequest) -> Bool {
+    switch request {
+    case .submit(let operation):
+      if operation.cancelRequested {
+        operation.completeCancelledBeforeStart()
+        return true
+      }
+      let userData = UInt64(UInt(bitPattern: Unmanaged.passUnretained(operation).toOpaque()))
+      guard prepare({ prepareEntry(operation.request, ring: $0, userData: userData) }) else {
+        return false
+      }
+      _ = Unmanaged.passRetained(operation)  // released when its completion is reaped
+      operation.phase = .submitted
+      inFlight += 1
+      return true
+    case .cancel(let operation):
+      guard !operation.cancelRequested else { return true }
+      switch operation.phase {
+      case .created:
+        // Cancelled before its submission reached the loop: the submission will see the flag.
+        operation.cancelRequested = true
+        return true
+      case .submitted:
+        let target = UInt64(UInt(bitPattern: Unmanaged.passUnretained(operation).toOpaque()))
+        guard prepare({ cspool_prep_cancel($0, target, Tag.ignored) }) else { return false }
+        operation.cancelRequested = true
+        return true
+      case .completed:
+        return true
+      }
+    }
+  }
+
+  private func prepare(_ body: (OpaquePointer) -> Int32) -> Bool {
+    let result = body(ring.pointer)
+    if result == -EBUSY { return false }
+    precondition(result == 0, "Internal inconsistency: cspool_prep failed with \(result)")
+    return true
+  }
+
+  private func prepareEntry(_ request: IORequest, ring: OpaquePointer, userData: UInt64) -> Int32 {
+    switch request {
+    case .nop:
+      return cspool_prep_nop(ring, userData)
+    case .open(let path, let flags, let mode):
+      return cspool_prep_openat(ring, path.cString, flags, mode, userData)
+    case .close(let fd):
+      return cspool_prep_close(ring, fd, userData)
+    case .read(let fd, let buffer, let count, let offset):
+      return cspool_prep_read(ring, fd, buffer.pointer, UInt32(count), offset, userData)
+    case .write(let fd, let buffer, let start, let count, let offset):
+      return cspool_prep_write(
+        ring, fd, buffer.pointer + start, UInt32(count), offset, userData)
+    case .fsync(let fd):
+      return cspool_prep_fsync(ring, fd, userData)
+    case .stat(let fd, let path, let result):
+      return cspool_prep_statx(ring, fd, path.cString, result.pointer, userData)
+    case .rename(let from, let to):
+      return cspool_prep_renameat(ring, from.cString, to.cString, userData)
+    case .unlink(let path):
+      return cspool_prep_unlinkat(ring, path.cString, userData)
+    case .accept(let fd):
+      return cspool_prep_accept(ring, fd, userData)
+    case .connect(let fd, let address):
+      return cspool_prep_connect(ring, fd, address.pointer, UInt32(address.count), userData)
+    case .receive(let fd, let buffer, let count):
+      return cspool_prep_recv(ring, fd, buffer.pointer, UInt32(count), userData)
+    case .send(let fd, let buffer, let start, let count):
+      return cspool_prep_send(ring, fd, buffer.pointer + start, UInt32(count), userData)
+    case .timeout(let deadline, let storage):
+      return cspool_prep_timeout(ring, storage.pointer, deadline, userData)
+    }
+  }
+
+  /// Submits what is prepared, waits for `waitCount` completions, and dispatches every
+  /// completion available. Returns the submit result (`-EBUSY`/`-EAGAIN` when the kernel
+  /// pushed back; completions were reaped either way).
+  @discardableResult
+  private func enter(waitingFor waitCount: UInt32) -> Int32 {
+    let submitted = ring.submit(waitingFor: waitCount)
+    if submitted < 0 && submitted != -EBUSY && submitted != -EAGAIN {
+      preconditionFailure("Internal inconsistency: io_uring_enter failed with \(submitted)")
+    }
+    reapAll()
+    return submitted
+  }
+
+  private func reapAll() {
+    while true {
+      let count = ring.reap(into: completions)
+      for index in 0..<count {
+        dispatch(completions[index])
+      }
+      if count < completions.count { break }
+    }
+    if ring.droppedCompletions != 0 {
+      preconditionFailure("Internal inconsistency: the kernel dropped completions despite NODROP")
+    }
+  }
+
+  private func dispatch(_ completion: cspool_completion) {
+    switch completion.user_data {
+    case Tag.ignored:
+      break
+    case Tag.wake:
+      wakeArmed = false
+    default:
+      let pointer = UnsafeRawPointer(bitPattern: UInt(completion.user_data))!
+      let operation = Unmanaged<IOOperation>.fromOpaque(pointer).takeRetainedValue()
+      inFlight -= 1
+      operation.complete(
+        result: syscalls.completion(operation.request.name, completion.result))
+    }
+  }
+}
