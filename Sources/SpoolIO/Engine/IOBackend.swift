@@ -27,3 +27,11 @@ public enum IOBackend: String, Sendable, Hashable, CustomStringConvertible {
 
   public var description: String { rawValue }
 }
+
+extension IOBackend.Preference {
+  /// The preference after applying `SPOOL_IO_BACKEND` (`environment`): `threads` turns
+  /// `.automatic` into `.threads`; explicit choices stay.
+  func resolved(environment: String?) -> IOBackend.Preference {
+    self == .automatic && environment == "threads" ? .threads : self
+  }
+}

@@ -79,13 +79,8 @@ public final class IOEngine: Sendable {
     faultInjector: (@Sendable (_ call: String) -> Int32?)?
   ) throws(IOError) {
     let syscalls = SystemCalls(faultInjector: faultInjector)
-    var preference = preference
-    if preference == .automatic, let forced = getenv("SPOOL_IO_BACKEND"),
-      String(cString: forced) == "threads"
-    {
-      preference = .threads
-    }
-    switch preference {
+    let environment = getenv("SPOOL_IO_BACKEND").map { String(cString: $0) }
+    switch preference.resolved(environment: environment) {
     case .threads:
       storage = .threads(try ThreadPoolBackend(syscalls: syscalls))
       backend = .threads

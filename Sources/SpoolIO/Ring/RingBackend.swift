@@ -81,7 +81,7 @@ final class RingBackend: Sendable {
     case .reject:
       if case .submit(let operation) = request {
         // The loop has stopped, so this task is the only owner of the operation now.
-        operation.complete(result: -ECANCELED)
+        operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
       }
     }
   }
@@ -140,6 +140,13 @@ final class RingBackend: Sendable {
     }
     for waiter in waiters { waiter.resume() }
   }
+}
+
+/// The result of a request submitted after shutdown: `-ECANCELED`, except that a close still
+/// closes (synchronously), so that no descriptor outlives its owner.
+func rejectedResult(_ request: IORequest, syscalls: SystemCalls) -> Int32 {
+  guard case .close(let fd) = request else { return -ECANCELED }
+  return Int32(syscalls.call("close", retryOnInterrupt: false) { close(fd) })
 }
 
 /// User data of the entries the loop submits for itself (operations use their address).
@@ -213,6 +220,7 @@ private final class RingLoop: @unchecked Sendable {
       }
       enter(waitingFor: waitCount)
     }
+    ring.close()
     backend.loopDidExit()
   }
 

@@ -51,7 +51,17 @@ final class RingHandle {
   /// Completions the kernel dropped (always 0 with IORING_FEAT_NODROP).
   var droppedCompletions: UInt32 { cspool_ring_cq_dropped(ring) }
 
-  deinit {
+  private var isClosed = false  // protected by the ring thread
+
+  /// Releases the ring (its descriptor and mappings). Called by the loop thread as it exits,
+  /// before anyone waiting for the shutdown is resumed.
+  func close() {
+    guard !isClosed else { return }
+    isClosed = true
     cspool_ring_destroy(ring)
+  }
+
+  deinit {
+    close()
   }
 }

@@ -35,30 +35,38 @@ final class ThreadPoolBackend: Sendable {
   }
 
   deinit {
+    state.withLock { closeWorkAvailableFD(&$0) }
+  }
+
+  /// Closes the work eventfd once (when the last worker exits at shutdown, or in `deinit`);
+  /// called with the lock held.
+  private func closeWorkAvailableFD(_ state: inout WorkerPoolState) {
+    guard !state.workAvailableFDClosed else { return }
+    state.workAvailableFDClosed = true
     _ = syscalls.call("close", retryOnInterrupt: false) { close(workAvailableFD) }
   }
 
   func submit(_ operation: IOOperation) {
-    enum Action { case post(spawn: Bool), cancelled, rejected }
+    enum Action { case spawn, none }
     let action = state.withLock { state -> Action in
       if state.isShuttingDown {
-        operation.complete(result: -ECANCELED)
-        return .rejected
+        operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
+        return .none
       }
       if operation.cancelRequested {
         operation.completeCancelledBeforeStart()
-        return .cancelled
+        return .none
       }
       operation.phase = .submitted
       state.queue.append(operation)
-      let spawn = state.queue.count - state.queueHead > state.idleWorkers
+      post(1, state)
+      guard state.queue.count - state.queueHead > state.idleWorkers
         && state.workers < Self.maximumWorkers
-      if spawn { state.workers += 1 }
-      return .post(spawn: spawn)
+      else { return .none }
+      state.workers += 1
+      return .spawn
     }
-    guard case .post(let spawn) = action else { return }
-    if spawn { spawnWorker() }
-    post(1)
+    if action == .spawn { spawnWorker() }
   }
 
   func cancel(_ operation: IOOperation) {
@@ -81,30 +89,22 @@ final class ThreadPoolBackend: Sendable {
   /// Fails queued operations, cancels running ones, and returns when every worker has exited.
   func shutdown() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let (workers, finished) = state.withLock { state -> (Int, Bool) in
+      let finished = state.withLock { state -> Bool in
+        beginShutdown(&state)
         if state.workers == 0 {
-          state.isShuttingDown = true
-          return (0, true)
+          closeWorkAvailableFD(&state)
+          return true
         }
         state.shutdownWaiters.append(continuation)
-        beginShutdown(&state)
-        return (state.workers, false)
+        return false
       }
-      if finished {
-        continuation.resume()
-      } else {
-        post(UInt64(workers))
-      }
+      if finished { continuation.resume() }
     }
   }
 
   /// Starts a shutdown without waiting for it.
   func requestShutdown() {
-    let workers = state.withLock { state -> Int in
-      beginShutdown(&state)
-      return state.workers
-    }
-    if workers > 0 { post(UInt64(workers)) }
+    state.withLock { beginShutdown(&$0) }
   }
 
   private func beginShutdown(_ state: inout WorkerPoolState) {
@@ -113,14 +113,20 @@ final class ThreadPoolBackend: Sendable {
     while let operation = state.popFirst() {
       operation.complete(result: -ECANCELED)
     }
+    // Running operations end with ECANCELED (an IOError, as on the ring), not as cancelled
+    // tasks: their tasks did not ask for it.
     for operation in state.running where operation.workerWakeFD >= 0 {
-      operation.cancelRequested = true
       var one: UInt64 = 1
       _ = syscalls.call("eventfd_write") { write(operation.workerWakeFD, &one, 8) }
     }
+    // One count per worker, so that each wakes, sees the shutdown and exits.
+    if state.workers > 0 { post(UInt64(state.workers), state) }
   }
 
-  private func post(_ count: UInt64) {
+  /// Adds `count` to the work eventfd. Called with the lock held (hence `state`), so that the
+  /// descriptor cannot be closed, and its number reused, in between.
+  private func post(_ count: UInt64, _ state: borrowing WorkerPoolState) {
+    precondition(!state.workAvailableFDClosed, "Internal inconsistency: post after close")
     var count = count
     let result = syscalls.call("eventfd_write") { write(workAvailableFD, &count, 8) }
     precondition(result >= 0, "Internal inconsistency: the pool's eventfd refused a post")
@@ -138,7 +144,6 @@ final class ThreadPoolBackend: Sendable {
   private func workerLoop() {
     let wakeFD = syscalls.uring("eventfd") { cspool_eventfd(1, 0) }
     precondition(wakeFD >= 0, "Internal inconsistency: no eventfd for a pool worker")
-    defer { _ = syscalls.call("close", retryOnInterrupt: false) { close(wakeFD) } }
     while true {
       state.withLock { $0.idleWorkers += 1 }
       var count: UInt64 = 0
@@ -152,8 +157,12 @@ final class ThreadPoolBackend: Sendable {
           return .run(operation)
         }
         guard state.isShuttingDown else { return .idle }
+        // Released under the lock, so that a finished shutdown leaves no descriptor behind.
+        _ = syscalls.call("close", retryOnInterrupt: false) { close(wakeFD) }
         state.workers -= 1
         guard state.workers == 0 else { return .exit([]) }
+        // The last worker: nothing can post any more.
+        closeWorkAvailableFD(&state)
         defer { state.shutdownWaiters = [] }
         return .exit(state.shutdownWaiters)
       }
@@ -187,6 +196,7 @@ struct WorkerPoolState {
   var running: [IOOperation] = []
   var isShuttingDown = false
   var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+  var workAvailableFDClosed = false
 
   /// - Complexity: amortized O(1).
   mutating func popFirst() -> IOOperation? {
