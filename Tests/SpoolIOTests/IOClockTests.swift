@@ -21,6 +21,7 @@ extension SpoolIOTests {
       try await withEngine(backend) { engine in
         let clock = IOClock(engine: engine)
         let sleeper = Task { try await clock.sleep(for: .seconds(3600)) }
+        while engine.operationsInFlight == 0 { await Task.yield() }
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
       }

@@ -107,6 +107,8 @@ extension SpoolIOTests {
             host: "127.0.0.1", port: listener.localPort, on: engine)
           let accepted = try await listener.accept()
           let waiting = Task { try await client.receive(upTo: 16) }
+          // Cancel once the receive is in the kernel (or on a worker), not before it got there.
+          while engine.operationsInFlight == 0 { await Task.yield() }
           waiting.cancel()
           await #expect(throws: CancellationError.self) { try await waiting.value }
           // The cancelled receive consumed nothing: the next one gets the data.
@@ -120,11 +122,34 @@ extension SpoolIOTests {
     }
 
     @Test(arguments: allBackends)
+    func aReceiveCancelledBeforeItStartsNeverReachesTheSocket(backend: IOBackend.Preference)
+      async throws
+    {
+      try await withEngine(backend) { engine in
+        let listener = try TCPSocket.listen(host: "127.0.0.1", port: 0, on: engine)
+        let client = try await TCPSocket.connect(
+          host: "127.0.0.1", port: listener.localPort, on: engine)
+        let accepted = try await listener.accept()
+        let cancelled = Task {
+          withUnsafeCurrentTask { $0?.cancel() }
+          return try await client.receive(upTo: 16)
+        }
+        await #expect(throws: CancellationError.self) { _ = try await cancelled.value }
+        try await accepted.send([42])
+        #expect(try await client.receive(upTo: 16) == [42])
+        try await accepted.close()
+        try await client.close()
+        try await listener.close()
+      }
+    }
+
+    @Test(arguments: allBackends)
     func aCancelledAcceptThrowsCancellation(backend: IOBackend.Preference) async throws {
       try await expectNoDescriptorLeak {
         try await withEngine(backend) { engine in
           let listener = try TCPSocket.listen(host: "127.0.0.1", port: 0, on: engine)
           let waiting = Task { try await listener.accept() }
+          while engine.operationsInFlight == 0 { await Task.yield() }
           waiting.cancel()
           await #expect(throws: CancellationError.self) { _ = try await waiting.value }
           try await listener.close()

@@ -178,6 +178,14 @@ public final class IOEngine: Sendable {
     return result
   }
 
+  /// Operations handed to the kernel (or a pool worker) and not yet completed.
+  package var operationsInFlight: Int {
+    switch storage {
+    case .ring(let ring): ring.inFlight.current
+    case .threads(let pool): pool.inFlight.current
+    }
+  }
+
   var syscalls: SystemCalls {
     switch storage {
     case .ring(let ring): ring.syscalls

@@ -31,6 +31,7 @@ final class RingBackend: Sendable {
   let syscalls: SystemCalls
   private let wakeFD: Int32
   let submissionEntries: UInt32
+  let inFlight = OperationCounter()
   private let queue: Mutex<SubmissionQueueStateMachine<RingRequest>>
   private let shutdownWaiters = Mutex<ShutdownState>(.running([]))
   // Everything the loop thread touches without a lock lives in `LoopState`, owned by the
@@ -51,7 +52,7 @@ final class RingBackend: Sendable {
     }
     wakeFD = Int32(fd)
     queue = Mutex(SubmissionQueueStateMachine())
-    let loop = RingLoop(ring: ring, wakeFD: wakeFD, syscalls: syscalls)
+    let loop = RingLoop(ring: ring, wakeFD: wakeFD, syscalls: syscalls, counter: inFlight)
     do {
       try IOThread.spawn(name: "spool-io-ring") { [self] in
         loop.run(backend: self)
@@ -175,8 +176,10 @@ private final class RingLoop: @unchecked Sendable {
   private var backlogHead = 0
   private var inFlight = 0
   private var cancelAllIssued = false
+  private let counter: OperationCounter
 
-  init(ring: RingHandle, wakeFD: Int32, syscalls: SystemCalls) {
+  init(ring: RingHandle, wakeFD: Int32, syscalls: SystemCalls, counter: OperationCounter) {
+    self.counter = counter
     self.ring = ring
     self.wakeFD = wakeFD
     self.syscalls = syscalls
@@ -252,6 +255,7 @@ private final class RingLoop: @unchecked Sendable {
       _ = Unmanaged.passRetained(operation)  // released when its completion is reaped
       operation.phase = .submitted
       inFlight += 1
+      counter.increment()
       return true
     case .cancel(let operation):
       guard !operation.cancelRequested else { return true }
@@ -348,6 +352,7 @@ private final class RingLoop: @unchecked Sendable {
       let pointer = UnsafeRawPointer(bitPattern: UInt(completion.user_data))!
       let operation = Unmanaged<IOOperation>.fromOpaque(pointer).takeRetainedValue()
       inFlight -= 1
+      counter.decrement()
       operation.complete(
         result: syscalls.completion(operation.request.name, completion.result))
     }

@@ -26,6 +26,7 @@ final class ThreadPoolBackend: Sendable {
   /// An eventfd in semaphore mode: one count per queued operation (and per worker at shutdown).
   private let workAvailableFD: Int32
   private let state = Mutex(WorkerPoolState())
+  let inFlight = OperationCounter()
 
   init(syscalls: SystemCalls) throws(IOError) {
     self.syscalls = syscalls
@@ -154,6 +155,7 @@ final class ThreadPoolBackend: Sendable {
         if let operation = state.popFirst() {
           operation.workerWakeFD = wakeFD
           state.running.append(operation)
+          inFlight.increment()
           return .run(operation)
         }
         guard state.isShuttingDown else { return .idle }
@@ -178,6 +180,7 @@ final class ThreadPoolBackend: Sendable {
         state.withLock { state in
           operation.workerWakeFD = -1
           state.running.removeAll { $0 === operation }
+          inFlight.decrement()
           operation.complete(result: syscalls.completion(operation.request.name, result))
         }
         var drained: UInt64 = 0
