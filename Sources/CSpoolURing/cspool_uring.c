@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -280,4 +281,62 @@ void cspool_set_current_thread_name(const char *name) {
 int cspool_accept_cloexec(int fd) {
   int accepted = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
   return accepted < 0 ? -errno : accepted;
+}
+
+static double cspool_now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec * 1e9 + (double)now.tv_nsec;
+}
+
+double cspool_benchmark_reads(int fd, unsigned blocks, unsigned block_size, unsigned count,
+                              unsigned batch) {
+  unsigned slots = batch == 0 ? 1 : batch;
+  char *buffer = malloc((size_t)block_size * slots);
+  if (buffer == NULL) return -ENOMEM;
+  double start;
+  if (batch == 0) {
+    start = cspool_now_ns();
+    for (unsigned i = 0; i < count; i++) {
+      if (pread(fd, buffer, block_size, (off_t)(i % blocks) * block_size) != block_size) {
+        free(buffer);
+        return -EIO;
+      }
+    }
+  } else {
+    struct io_uring ring;
+    int result = io_uring_queue_init(batch < 8 ? 8 : batch, &ring, 0);
+    if (result < 0) {
+      free(buffer);
+      return result;
+    }
+    start = cspool_now_ns();
+    for (unsigned i = 0; i < count; i += batch) {
+      for (unsigned j = 0; j < batch; j++) {
+        struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+        io_uring_prep_read(sqe, fd, buffer + (size_t)j * block_size, block_size,
+                           (uint64_t)((i + j) % blocks) * block_size);
+      }
+      io_uring_submit_and_wait(&ring, batch);
+      struct io_uring_cqe *cqes[64];
+      unsigned seen = 0;
+      while (seen < batch) {
+        unsigned got = io_uring_peek_batch_cqe(&ring, cqes, batch - seen < 64 ? batch - seen : 64);
+        for (unsigned k = 0; k < got; k++) {
+          if (cqes[k]->res != (int)block_size) {
+            io_uring_queue_exit(&ring);
+            free(buffer);
+            return -EIO;
+          }
+        }
+        io_uring_cq_advance(&ring, got);
+        seen += got;
+        if (got == 0) io_uring_submit_and_wait(&ring, 1);
+      }
+    }
+    io_uring_queue_exit(&ring);
+  }
+  double elapsed = cspool_now_ns() - start;
+  free(buffer);
+  return elapsed / count;
 }

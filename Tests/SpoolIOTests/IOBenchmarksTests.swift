@@ -14,21 +14,52 @@ struct IOBenchmarksRun {
     let engine = try IOEngine(backend: .ioUring, ringEntries: 256)
     let path = try await IOBenchmarks.prepareFile(blocks: 256, blockSize: 4096, engine: engine)
     defer { unlink(path) }
-    // Warm-up, then measure each side twice, interleaved.
+    let reads = 5_000
+    // Warm-up, then measure every variant twice, interleaved.
     _ = try await IOBenchmarks.fileReads(
       engine: engine, path: path, tasks: 64, readsPerTask: 500, blockSize: 4096)
     for _ in 0..<2 {
       let ring = try await IOBenchmarks.fileReads(
-        engine: engine, path: path, tasks: 64, readsPerTask: 5_000, blockSize: 4096)
+        engine: engine, path: path, tasks: 64, readsPerTask: reads, blockSize: 4096)
+      let onLoop = try await IOBenchmarks.fileReads(
+        engine: engine, path: path, tasks: 64, readsPerTask: reads, blockSize: 4096,
+        onLoopThread: true)
       let blocking = try await IOBenchmarks.blockingFileReads(
-        path: path, tasks: 64, readsPerTask: 5_000, blockSize: 4096)
-      print(ring)
-      print(blocking)
-      print("ratio io_uring/blocking throughput: \(ring.operationsPerSecond / blocking.operationsPerSecond)")
+        path: path, tasks: 64, readsPerTask: reads, blockSize: 4096, yieldBetweenReads: false)
+      let yielding = try await IOBenchmarks.blockingFileReads(
+        path: path, tasks: 64, readsPerTask: reads, blockSize: 4096, yieldBetweenReads: true)
+      for result in [ring, onLoop, blocking, yielding] { print(result) }
+      let c = try IOBenchmarks.cReferenceReads(path: path, blockSize: 4096, reads: 320_000)
+      print("C batched-32 reference right after: \(Int(c.batched32)) ns/read; ratios "
+        + "cooperative pool \(ring.nanosecondsPerOperation / c.batched32), "
+        + "loop thread \(onLoop.nanosecondsPerOperation / c.batched32)")
+      for (name, result) in [("cooperative pool", ring), ("loop thread", onLoop)] {
+        print(
+          "ratio io_uring (\(name)) / blocking pread throughput:",
+          result.operationsPerSecond / blocking.operationsPerSecond,
+          "/ yielding pread:", result.operationsPerSecond / yielding.operationsPerSecond)
+      }
     }
-    let depthOne = try await IOBenchmarks.fileReads(
-      engine: engine, path: path, tasks: 1, readsPerTask: 50_000, blockSize: 4096)
-    print(depthOne)
+    for onLoopThread in [false, true] {
+      print(try await IOBenchmarks.fileReads(
+        engine: engine, path: path, tasks: 1, readsPerTask: 50_000, blockSize: 4096,
+        onLoopThread: onLoopThread))
+    }
+    let c = try IOBenchmarks.cReferenceReads(path: path, blockSize: 4096, reads: 320_000)
+    print("C reference (same run): liburing QD1 \(Int(c.queueDepthOne)) ns/read, "
+      + "32 batched \(Int(c.batched32)) ns/read, pread \(Int(c.pread)) ns/read")
+    await engine.shutdown()
+  }
+
+  @Test func engineOverheadWithNoOperations() async throws {
+    let engine = try IOEngine(backend: .ioUring, ringEntries: 256)
+    for tasks in [1, 64] {
+      for onLoopThread in [false, true] {
+        print(try await IOBenchmarks.noOperations(
+          engine: engine, tasks: tasks, operationsPerTask: 200_000 / tasks,
+          onLoopThread: onLoopThread))
+      }
+    }
     await engine.shutdown()
   }
 

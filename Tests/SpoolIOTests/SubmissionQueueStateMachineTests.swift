@@ -39,6 +39,15 @@ extension SpoolIOTests {
       #expect(machine.loopState == .running)
     }
 
+    @Test func aLoopBackFromTheKernelNeedsNoWakeUp() {
+      var machine = SubmissionQueueStateMachine<Int>()
+      let sleeps = machine.prepareToSleep()
+      #expect(sleeps)
+      machine.didWake()
+      let action = machine.enqueue(1)
+      #expect(action == .none)
+    }
+
     @Test func shutdownWakesTheLoopAndRejectsNewWork() {
       var machine = SubmissionQueueStateMachine<Int>()
       let mightSleep = machine.prepareToSleep()

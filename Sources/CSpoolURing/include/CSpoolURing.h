@@ -107,6 +107,13 @@ int cspool_statx_blocking(int fd, const char *path, void *statx_buffer);
 /// Reads the fields Spool reports out of a filled `statx` buffer.
 cspool_file_status cspool_statx_decode(const void *statx_buffer);
 
+/// The C baseline of SpoolIO's file-read benchmark (the liburing calls are inline, so Swift
+/// cannot time them itself): `count` reads of `block_size` bytes from `fd`, cycling over
+/// `blocks` blocks, `batch` per `io_uring_enter` on a private ring; `batch` 0 times blocking
+/// `pread` instead. Returns nanoseconds per read, or a negated errno.
+double cspool_benchmark_reads(int fd, unsigned blocks, unsigned block_size, unsigned count,
+                              unsigned batch);
+
 #ifdef __cplusplus
 }
 #endif

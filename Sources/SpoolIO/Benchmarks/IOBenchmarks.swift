@@ -3,6 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
+import CSpoolURing
 import Spool
 
 /// Measurement workloads for SpoolIO, for `spool bench` and ad-hoc runs.
@@ -16,7 +17,7 @@ import Spool
 /// let ring = try await IOBenchmarks.fileReads(
 ///   engine: .shared, path: path, tasks: 64, readsPerTask: 10_000, blockSize: 4096)
 /// let blocking = try await IOBenchmarks.blockingFileReads(
-///   path: path, tasks: 64, readsPerTask: 10_000, blockSize: 4096)
+///   path: path, tasks: 64, readsPerTask: 10_000, blockSize: 4096, yieldBetweenReads: false)
 /// print(ring.operationsPerSecond / blocking.operationsPerSecond)
 /// ```
 package enum IOBenchmarks {
@@ -59,16 +60,19 @@ package enum IOBenchmarks {
   }
 
   /// `tasks` concurrent tasks, each reading `readsPerTask` blocks of `blockSize` bytes from
-  /// the cached file at `path` through `engine`.
+  /// the cached file at `path` through `engine`; with `onLoopThread`, the tasks prefer the
+  /// engine's ``IOEngine/taskExecutor`` (they run on the ring's thread).
   package static func fileReads(
-    engine: IOEngine, path: String, tasks: Int, readsPerTask: Int, blockSize: Int
+    engine: IOEngine, path: String, tasks: Int, readsPerTask: Int, blockSize: Int,
+    onLoopThread: Bool = false
   ) async throws -> Result {
     let file = try await IOFile.open(path, on: engine)
     let blocks = max(Int(try await file.status().size) / blockSize, 1)
     let start = SpoolTime.now()
+    let preference: (any TaskExecutor)? = onLoopThread ? engine.taskExecutor : nil
     try await withThrowingTaskGroup(of: Void.self) { group in
       for task in 0..<tasks {
-        group.addTask {
+        group.addTask(executorPreference: preference) {
           var block = task
           for _ in 0..<readsPerTask {
             block = (block &* 1_103_515_245 &+ 12_345) & 0x7fff_ffff
@@ -83,14 +87,18 @@ package enum IOBenchmarks {
     let elapsed = SpoolTime.now() - start
     try await file.close()
     return Result(
-      name: "fileReads[\(engine.backend), \(tasks) tasks, \(blockSize) B]",
+      name: "fileReads[\(engine.backend)\(onLoopThread ? " on loop thread" : ""), "
+        + "\(tasks) tasks, \(blockSize) B]",
       operations: tasks * readsPerTask, elapsedNanoseconds: elapsed)
   }
 
   /// The baseline of ``fileReads(engine:path:tasks:readsPerTask:blockSize:)``: the same tasks
   /// calling blocking `pread` on Swift's cooperative pool.
+  ///
+  /// With `yieldBetweenReads`, each task yields after each read, as a task that awaits
+  /// something between reads would; without it each task runs its reads back to back.
   package static func blockingFileReads(
-    path: String, tasks: Int, readsPerTask: Int, blockSize: Int
+    path: String, tasks: Int, readsPerTask: Int, blockSize: Int, yieldBetweenReads: Bool
   ) async throws -> Result {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw IOError(errno: errno, operation: "open", target: .path(path)) }
@@ -114,7 +122,7 @@ package enum IOBenchmarks {
             // The same copy-out the engine's `read` does, so both sides return fresh arrays.
             let bytes = Array(buffer)
             precondition(bytes.count == blockSize)
-            await Task.yield()
+            if yieldBetweenReads { await Task.yield() }
           }
         }
       }
@@ -122,8 +130,51 @@ package enum IOBenchmarks {
     }
     let elapsed = SpoolTime.now() - start
     return Result(
-      name: "blockingFileReads[pread on the cooperative pool, \(tasks) tasks, \(blockSize) B]",
+      name: "blockingFileReads[pread on the cooperative pool"
+        + "\(yieldBetweenReads ? ", yielding" : ""), \(tasks) tasks, \(blockSize) B]",
       operations: tasks * readsPerTask, elapsedNanoseconds: elapsed)
+  }
+
+  /// The C figures the Swift workloads are compared with, measured now on the same file:
+  /// liburing at queue depth 1, liburing with 32 reads per `io_uring_enter`, and `pread`.
+  package static func cReferenceReads(
+    path: String, blockSize: Int, reads: Int
+  ) throws -> (queueDepthOne: Double, batched32: Double, pread: Double) {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw IOError(errno: errno, operation: "open", target: .path(path)) }
+    defer { close(fd) }
+    var status = stat()
+    fstat(fd, &status)
+    let blocks = UInt32(max(Int(status.st_size) / blockSize, 1))
+    func measure(_ batch: UInt32) -> Double {
+      cspool_benchmark_reads(fd, blocks, UInt32(blockSize), UInt32(reads), batch)
+    }
+    return (measure(1), measure(32), measure(0))
+  }
+
+  /// `tasks` concurrent tasks, each submitting `operationsPerTask` no-op operations: the
+  /// engine's own cost per operation (hand-off, batching, completion, resumption) without the
+  /// kernel doing any I/O.
+  package static func noOperations(
+    engine: IOEngine, tasks: Int, operationsPerTask: Int, onLoopThread: Bool = false
+  ) async throws -> Result {
+    let preference: (any TaskExecutor)? = onLoopThread ? engine.taskExecutor : nil
+    let start = SpoolTime.now()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<tasks {
+        group.addTask(executorPreference: preference) {
+          for _ in 0..<operationsPerTask {
+            _ = try await engine.perform(.nop)
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let elapsed = SpoolTime.now() - start
+    return Result(
+      name: "noOperations[\(engine.backend)\(onLoopThread ? " on loop thread" : ""), "
+        + "\(tasks) tasks]",
+      operations: tasks * operationsPerTask, elapsedNanoseconds: elapsed)
   }
 
   /// `connections` clients over loopback, each sending `roundTrips` messages of `messageSize`

@@ -124,6 +124,33 @@ public final class IOEngine: Sendable {
     }
   }
 
+  /// The executor to run tasks on so that they resume on the thread that completes their I/O.
+  ///
+  /// On the io_uring backend this is the ring's event-loop thread: a task that prefers it
+  /// submits its operations and is resumed by their completions on that one thread, without a
+  /// hop to Swift's cooperative pool per operation. Keep such tasks I/O-bound; CPU-heavy work
+  /// there delays every completion. On the thread backend it is the global concurrent executor.
+  ///
+  /// ```swift
+  /// try await withTaskExecutorPreference(engine.taskExecutor) {
+  ///   let file = try await IOFile.open(path, on: engine)
+  ///   let header = try await file.read(upTo: 512, at: 0)
+  ///   try await file.close()
+  /// }
+  /// ```
+  public var taskExecutor: any TaskExecutor {
+    switch storage {
+    case .ring(let ring): ring
+    case .threads: globalConcurrentExecutor
+    }
+  }
+
+  /// Whether the caller runs on the ring's event-loop thread (always `false` on threads).
+  package var isOnLoopThread: Bool {
+    guard case .ring(let ring) = storage else { return false }
+    return ring.loopThread.load(ordering: .acquiring) == UInt(pthread_self())
+  }
+
   /// Runs `request` and returns the kernel-style result (a value, or `-errno`).
   ///
   /// - Throws: `CancellationError` when the task was cancelled and the operation was stopped.

@@ -25,13 +25,15 @@ import Synchronization
 ///
 /// Budget per operation on the loop: one lock round-trip to take the batch (shared by the
 /// batch), one `prep`, a share of one `io_uring_enter`, one continuation resume; no allocation.
-final class RingBackend: Sendable {
+final class RingBackend: TaskExecutor, Sendable {
   typealias Request = RingRequest
 
   let syscalls: SystemCalls
   private let wakeFD: Int32
   let submissionEntries: UInt32
   let inFlight = OperationCounter()
+  /// `pthread_self()` of the loop thread, once it runs (0 before).
+  let loopThread = Atomic<UInt>(0)
   private let queue: Mutex<SubmissionQueueStateMachine<RingRequest>>
   private let shutdownWaiters = Mutex<ShutdownState>(.running([]))
   // Everything the loop thread touches without a lock lives in `LoopState`, owned by the
@@ -80,9 +82,15 @@ final class RingBackend: Sendable {
     case .wakeLoop:
       wake()
     case .reject:
-      if case .submit(let operation) = request {
+      switch request {
+      case .submit(let operation):
         // The loop has stopped, so this task is the only owner of the operation now.
         operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
+      case .job(let job):
+        // The loop thread is gone: the task continues on the global executor.
+        globalConcurrentExecutor.enqueue(ExecutorJob(job))
+      case .cancel:
+        break
       }
     }
   }
@@ -118,6 +126,15 @@ final class RingBackend: Sendable {
     }
   }
 
+  /// Runs a task's job on the loop thread, between two `io_uring_enter` calls.
+  ///
+  /// This is what lets a task (a store's effect) run on the thread that completes its I/O:
+  /// resuming it after a completion is an append to the loop's own queue, not a hop to
+  /// another thread, and its next submission joins the batch being prepared.
+  func enqueue(_ job: consuming ExecutorJob) {
+    enqueue(.job(UnownedJob(job)))
+  }
+
   /// Starts a shutdown without waiting for it (from `deinit` of the engine).
   func requestShutdown() {
     if queue.withLock({ $0.shutdown() }) == .wakeLoop { wake() }
@@ -130,6 +147,10 @@ final class RingBackend: Sendable {
 
   fileprivate func prepareToSleep() -> Bool {
     queue.withLock { $0.prepareToSleep() }
+  }
+
+  fileprivate func didWake() {
+    queue.withLock { $0.didWake() }
   }
 
   fileprivate func loopDidExit() {
@@ -160,6 +181,8 @@ private enum Tag {
 enum RingRequest {
   case submit(IOOperation)
   case cancel(IOOperation)
+  /// A task job to run on the loop thread (the backend is the tasks' `TaskExecutor`).
+  case job(UnownedJob)
 }
 
 /// The state and work of the loop thread. Every stored property is protected by the ring
@@ -193,16 +216,30 @@ private final class RingLoop: @unchecked Sendable {
   func run(backend: RingBackend) {
     var batch: [RingRequest] = []
     batch.reserveCapacity(Int(ring.submissionEntries))
+    backend.loopThread.store(UInt(pthread_self()), ordering: .releasing)
+    let executor = backend.asUnownedTaskExecutor()
     while true {
-      let stopping = backend.takeAll(into: &batch)
       if backlogHead == backlog.count {
-        // The common case: nothing is waiting for room, so the batch is the backlog.
         backlog.removeAll(keepingCapacity: true)
         backlogHead = 0
-        swap(&backlog, &batch)
-      } else {
-        backlog.append(contentsOf: batch)
+      }
+      // Run the jobs of tasks that prefer this thread, and collect I/O requests. Jobs submit
+      // more requests as they run, so take again (a few rounds, to batch those into this
+      // `io_uring_enter` without starving the completions).
+      var stopping = false
+      for _ in 0..<4 {
+        stopping = backend.takeAll(into: &batch)
+        var ranJob = false
+        for request in batch {
+          if case .job(let job) = request {
+            job.runSynchronously(on: executor)
+            ranJob = true
+          } else {
+            backlog.append(request)
+          }
+        }
         batch.removeAll(keepingCapacity: true)
+        if !ranJob { break }
       }
       prepareBacklog()
       if stopping && backlogHead == backlog.count && !cancelAllIssued {
@@ -221,7 +258,7 @@ private final class RingLoop: @unchecked Sendable {
         // expect but the completions of cancelled operations).
         if (wakeArmed || stopping) && backend.prepareToSleep() { waitCount = 1 }
       }
-      enter(waitingFor: waitCount)
+      enter(waitingFor: waitCount, backend: waitCount > 0 ? backend : nil)
     }
     ring.close()
     backend.loopDidExit()
@@ -257,6 +294,8 @@ private final class RingLoop: @unchecked Sendable {
       inFlight += 1
       counter.increment()
       return true
+    case .job:
+      preconditionFailure("Internal inconsistency: a job reached the I/O backlog")
     case .cancel(let operation):
       guard !operation.cancelRequested else { return true }
       switch operation.phase {
@@ -319,12 +358,17 @@ private final class RingLoop: @unchecked Sendable {
   /// Submits what is prepared, waits for `waitCount` completions, and dispatches every
   /// completion available. Returns the submit result (`-EBUSY`/`-EAGAIN` when the kernel
   /// pushed back; completions were reaped either way).
+  ///
+  /// `sleeper` is the backend when the loop declared itself asleep: it is marked awake before
+  /// any task is resumed, so that the tasks' next submissions do not pay for a needless eventfd
+  /// wake-up of a loop that is running anyway.
   @discardableResult
-  private func enter(waitingFor waitCount: UInt32) -> Int32 {
+  private func enter(waitingFor waitCount: UInt32, backend sleeper: RingBackend? = nil) -> Int32 {
     let submitted = ring.submit(waitingFor: waitCount)
     if submitted < 0 && submitted != -EBUSY && submitted != -EAGAIN {
       preconditionFailure("Internal inconsistency: io_uring_enter failed with \(submitted)")
     }
+    sleeper?.didWake()
     reapAll()
     return submitted
   }

@@ -64,6 +64,12 @@ struct SubmissionQueueStateMachine<Request> {
     return true
   }
 
+  /// Called by the loop when it returns from waiting in the kernel, before it resumes any task:
+  /// from here on it will look at the queue again, so submitters need not wake it.
+  mutating func didWake() {
+    loopState = .running
+  }
+
   private mutating func wakeIfSleeping() -> EnqueueAction {
     guard loopState == .sleeping else { return .none }
     loopState = .signalled

@@ -13,6 +13,8 @@ import Synchronization
 /// `kernel.io_uring_disabled`), or when `SPOOL_IO_BACKEND=threads` asks for it. The pool grows
 /// on demand (one thread per operation that finds no idle worker, up to ``maximumWorkers``) so
 /// that operations waiting on peers cannot starve the others, and keeps idle threads for reuse.
+/// Each idle worker parks on its own eventfd and a submission wakes exactly one of them (a
+/// shared semaphore would wake every parked thread for each operation).
 ///
 /// Cancellation: a queued operation is removed and fails with `CancellationError`; a running
 /// operation that may wait indefinitely (accept, connect, recv, send, timeout) waits in `poll`
@@ -23,51 +25,34 @@ final class ThreadPoolBackend: Sendable {
   static let maximumWorkers = 512
 
   let syscalls: SystemCalls
-  /// An eventfd in semaphore mode: one count per queued operation (and per worker at shutdown).
-  private let workAvailableFD: Int32
   private let state = Mutex(WorkerPoolState())
   let inFlight = OperationCounter()
 
   init(syscalls: SystemCalls) throws(IOError) {
     self.syscalls = syscalls
-    let fd = syscalls.uring("eventfd") { cspool_eventfd(0, 1) }
-    guard fd >= 0 else { throw IOError(errno: Int32(-fd), operation: "eventfd", target: .none) }
-    workAvailableFD = Int32(fd)
-  }
-
-  deinit {
-    state.withLock { closeWorkAvailableFD(&$0) }
-  }
-
-  /// Closes the work eventfd once (when the last worker exits at shutdown, or in `deinit`);
-  /// called with the lock held.
-  private func closeWorkAvailableFD(_ state: inout WorkerPoolState) {
-    guard !state.workAvailableFDClosed else { return }
-    state.workAvailableFDClosed = true
-    _ = syscalls.call("close", retryOnInterrupt: false) { close(workAvailableFD) }
   }
 
   func submit(_ operation: IOOperation) {
-    enum Action { case spawn, none }
-    let action = state.withLock { state -> Action in
+    let spawn = state.withLock { state -> Bool in
       if state.isShuttingDown {
         operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
-        return .none
+        return false
       }
       if operation.cancelRequested {
         operation.completeCancelledBeforeStart()
-        return .none
+        return false
       }
       operation.phase = .submitted
       state.queue.append(operation)
-      post(1, state)
-      guard state.queue.count - state.queueHead > state.idleWorkers
-        && state.workers < Self.maximumWorkers
-      else { return .none }
+      if let parked = state.parked.popLast() {
+        unpark(parked)
+        return false
+      }
+      guard state.workers < Self.maximumWorkers else { return false }
       state.workers += 1
-      return .spawn
+      return true
     }
-    if action == .spawn { spawnWorker() }
+    if spawn { spawnWorker() }
   }
 
   func cancel(_ operation: IOOperation) {
@@ -78,8 +63,7 @@ final class ThreadPoolBackend: Sendable {
       case .created, .completed:
         break  // `submit` sees the flag / nothing left to do.
       case .submitted where operation.workerWakeFD >= 0:
-        var one: UInt64 = 1
-        _ = syscalls.call("eventfd_write") { write(operation.workerWakeFD, &one, 8) }
+        signal(operation.workerWakeFD)
       case .submitted:
         state.remove(operation)
         operation.completeCancelledBeforeStart()
@@ -87,15 +71,13 @@ final class ThreadPoolBackend: Sendable {
     }
   }
 
-  /// Fails queued operations, cancels running ones, and returns when every worker has exited.
+  /// Fails queued operations, ends running ones with `ECANCELED`, and returns when every
+  /// worker has exited and released its descriptors.
   func shutdown() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let finished = state.withLock { state -> Bool in
         beginShutdown(&state)
-        if state.workers == 0 {
-          closeWorkAvailableFD(&state)
-          return true
-        }
+        guard state.workers > 0 else { return true }
         state.shutdownWaiters.append(continuation)
         return false
       }
@@ -117,20 +99,22 @@ final class ThreadPoolBackend: Sendable {
     // Running operations end with ECANCELED (an IOError, as on the ring), not as cancelled
     // tasks: their tasks did not ask for it.
     for operation in state.running where operation.workerWakeFD >= 0 {
-      var one: UInt64 = 1
-      _ = syscalls.call("eventfd_write") { write(operation.workerWakeFD, &one, 8) }
+      signal(operation.workerWakeFD)
     }
-    // One count per worker, so that each wakes, sees the shutdown and exits.
-    if state.workers > 0 { post(UInt64(state.workers), state) }
+    for parked in state.parked { unpark(parked) }
+    state.parked = []
   }
 
-  /// Adds `count` to the work eventfd. Called with the lock held (hence `state`), so that the
-  /// descriptor cannot be closed, and its number reused, in between.
-  private func post(_ count: UInt64, _ state: borrowing WorkerPoolState) {
-    precondition(!state.workAvailableFDClosed, "Internal inconsistency: post after close")
-    var count = count
-    let result = syscalls.call("eventfd_write") { write(workAvailableFD, &count, 8) }
-    precondition(result >= 0, "Internal inconsistency: the pool's eventfd refused a post")
+  /// Wakes a parked worker. Called with the lock held: a parked worker cannot close its
+  /// eventfd before it is woken and takes the lock, so the descriptor is still its own.
+  private func unpark(_ parkFD: Int32) {
+    signal(parkFD)
+  }
+
+  private func signal(_ fd: Int32) {
+    var one: UInt64 = 1
+    let result = syscalls.call("eventfd_write") { write(fd, &one, 8) }
+    precondition(result >= 0, "Internal inconsistency: a pool eventfd refused a write")
   }
 
   private func spawnWorker() {
@@ -143,40 +127,42 @@ final class ThreadPoolBackend: Sendable {
   }
 
   private func workerLoop() {
-    let wakeFD = syscalls.uring("eventfd") { cspool_eventfd(1, 0) }
-    precondition(wakeFD >= 0, "Internal inconsistency: no eventfd for a pool worker")
+    // Blocking: the worker parks in `read` on it.
+    let parkFD = syscalls.uring("eventfd") { cspool_eventfd(0, 0) }
+    // Non-blocking: written to cancel the running operation, polled by BlockingExecutor.
+    let cancelFD = syscalls.uring("eventfd") { cspool_eventfd(1, 0) }
+    precondition(parkFD >= 0 && cancelFD >= 0, "Internal inconsistency: no eventfd for a worker")
+    let executor = BlockingExecutor(syscalls: syscalls, cancelFD: cancelFD)
     while true {
-      state.withLock { $0.idleWorkers += 1 }
-      var count: UInt64 = 0
-      _ = syscalls.call("eventfd_read") { read(workAvailableFD, &count, 8) }
-      enum Next { case run(IOOperation), idle, exit([CheckedContinuation<Void, Never>]) }
+      enum Next { case run(IOOperation), park, exit([CheckedContinuation<Void, Never>]) }
       let next = state.withLock { state -> Next in
-        state.idleWorkers -= 1
         if let operation = state.popFirst() {
-          operation.workerWakeFD = wakeFD
+          operation.workerWakeFD = cancelFD
           state.running.append(operation)
           inFlight.increment()
           return .run(operation)
         }
-        guard state.isShuttingDown else { return .idle }
+        guard state.isShuttingDown else {
+          state.parked.append(parkFD)
+          return .park
+        }
         // Released under the lock, so that a finished shutdown leaves no descriptor behind.
-        _ = syscalls.call("close", retryOnInterrupt: false) { close(wakeFD) }
+        _ = syscalls.call("close", retryOnInterrupt: false) { close(parkFD) }
+        _ = syscalls.call("close", retryOnInterrupt: false) { close(cancelFD) }
         state.workers -= 1
         guard state.workers == 0 else { return .exit([]) }
-        // The last worker: nothing can post any more.
-        closeWorkAvailableFD(&state)
         defer { state.shutdownWaiters = [] }
         return .exit(state.shutdownWaiters)
       }
       switch next {
-      case .idle:
-        continue
+      case .park:
+        var count: UInt64 = 0
+        _ = syscalls.call("eventfd_read") { read(parkFD, &count, 8) }
       case .exit(let waiters):
         for waiter in waiters { waiter.resume() }
         return
       case .run(let operation):
-        let result = BlockingExecutor(syscalls: syscalls, cancelFD: wakeFD)
-          .execute(operation.request)
+        let result = executor.execute(operation.request)
         state.withLock { state in
           operation.workerWakeFD = -1
           state.running.removeAll { $0 === operation }
@@ -184,22 +170,22 @@ final class ThreadPoolBackend: Sendable {
           operation.complete(result: syscalls.completion(operation.request.name, result))
         }
         var drained: UInt64 = 0
-        _ = syscalls.call("eventfd_read") { read(wakeFD, &drained, 8) }
+        _ = syscalls.call("eventfd_read") { read(cancelFD, &drained, 8) }
       }
     }
   }
 }
 
-/// The pool's queue and counters; protected by the pool's `Mutex`.
+/// The pool's queue, workers and waiters; protected by the pool's `Mutex`.
 struct WorkerPoolState {
   var queue: [IOOperation] = []
   var queueHead = 0
-  var idleWorkers = 0
+  /// The park eventfds of idle workers, most recently parked last (woken first: warm caches).
+  var parked: [Int32] = []
   var workers = 0
   var running: [IOOperation] = []
   var isShuttingDown = false
   var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
-  var workAvailableFDClosed = false
 
   /// - Complexity: amortized O(1).
   mutating func popFirst() -> IOOperation? {
