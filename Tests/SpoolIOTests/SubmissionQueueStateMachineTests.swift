@@ -18,7 +18,7 @@ extension SpoolIOTests {
 
     @Test func onlyTheFirstSubmitterWakesASleepingLoop() {
       var machine = SubmissionQueueStateMachine<Int>()
-      let sleeps = machine.prepareToSleep()
+      let sleeps = machine.prepareToSleep(knowsOfShutdown: false)
       #expect(sleeps)
       #expect(machine.loopState == .sleeping)
       let first = machine.enqueue(1)
@@ -34,23 +34,37 @@ extension SpoolIOTests {
     @Test func loopStaysAwakeWhenWorkArrivedBeforeItSlept() {
       var machine = SubmissionQueueStateMachine<Int>()
       _ = machine.enqueue(1)
-      let sleeps = machine.prepareToSleep()
+      let sleeps = machine.prepareToSleep(knowsOfShutdown: false)
       #expect(sleeps == false)
       #expect(machine.loopState == .running)
     }
 
     @Test func aLoopBackFromTheKernelNeedsNoWakeUp() {
       var machine = SubmissionQueueStateMachine<Int>()
-      let sleeps = machine.prepareToSleep()
+      let sleeps = machine.prepareToSleep(knowsOfShutdown: false)
       #expect(sleeps)
       machine.didWake()
       let action = machine.enqueue(1)
       #expect(action == .none)
     }
 
+    @Test func aShutdownRequestedWhileTheLoopRanKeepsItAwake() {
+      // The loop is running (no wake-up is sent), then decides whether to sleep.
+      var machine = SubmissionQueueStateMachine<Int>()
+      var batch: [Int] = []
+      let stopping = machine.takeAll(into: &batch)
+      let action = machine.shutdown()
+      #expect(action == .none)
+      let sleeps = machine.prepareToSleep(knowsOfShutdown: stopping)
+      #expect(sleeps == false)
+      let nowStopping = machine.takeAll(into: &batch)
+      let sleepsAfterSeeingIt = machine.prepareToSleep(knowsOfShutdown: nowStopping)
+      #expect(sleepsAfterSeeingIt)
+    }
+
     @Test func shutdownWakesTheLoopAndRejectsNewWork() {
       var machine = SubmissionQueueStateMachine<Int>()
-      let mightSleep = machine.prepareToSleep()
+      let mightSleep = machine.prepareToSleep(knowsOfShutdown: false)
       #expect(mightSleep)
       let shutdown = machine.shutdown()
       let late = machine.enqueue(1)

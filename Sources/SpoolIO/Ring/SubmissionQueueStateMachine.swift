@@ -57,11 +57,17 @@ struct SubmissionQueueStateMachine<Request> {
   }
 
   /// Called by the loop before it waits in the kernel. Returns `false` (stay awake) when work
-  /// arrived since the last `takeAll`.
-  mutating func prepareToSleep() -> Bool {
-    guard pending.isEmpty else { return false }
+  /// or a shutdown request arrived since the last `takeAll` (`knowsOfShutdown` is what that
+  /// `takeAll` returned): neither woke the loop, which was running when they came.
+  mutating func prepareToSleep(knowsOfShutdown: Bool) -> Bool {
+    guard !hasNews(knowsOfShutdown: knowsOfShutdown) else { return false }
     if loopState == .running { loopState = .sleeping }
     return true
+  }
+
+  /// Whether anything arrived since the last `takeAll`.
+  func hasNews(knowsOfShutdown: Bool) -> Bool {
+    !pending.isEmpty || isShuttingDown != knowsOfShutdown
   }
 
   /// Called by the loop when it returns from waiting in the kernel, before it resumes any task:
