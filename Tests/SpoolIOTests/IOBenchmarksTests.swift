@@ -77,7 +77,8 @@ struct IOBenchmarksRun {
         engine: threads, connections: 64, roundTrips: 1_000, messageSize: 64)
       print(onRing)
       print(onThreads)
-      print("ratio io_uring/threads throughput: \(onRing.operationsPerSecond / onThreads.operationsPerSecond)")
+      let ratio = onRing.operationsPerSecond / onThreads.operationsPerSecond
+      print("ratio io_uring/threads throughput: \(ratio)")
     }
     await ring.shutdown()
     await threads.shutdown()

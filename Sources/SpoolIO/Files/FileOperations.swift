@@ -25,7 +25,8 @@ enum FileOperations {
     _ path: String, _ bytes: [UInt8], engine: IOEngine
   ) async throws {
     let directory = directoryName(of: path)
-    let temporary = "\(directory)/.\(baseName(of: path)).spool-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    let unique = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    let temporary = "\(directory)/.\(baseName(of: path)).spool-\(unique)"
     let file = try await IOFile.open(
       temporary, options: [.write, .create, .exclusive], on: engine)
     do {
@@ -41,7 +42,6 @@ enum FileOperations {
       throw error
     }
     let directoryFile = try await IOFile.open(directory, options: [.read, .directory], on: engine)
-    defer { _ = directoryFile }
     do {
       try await directoryFile.sync()
       try await directoryFile.close()

@@ -99,7 +99,8 @@ public final class TCPSocket: Sendable {
   ) throws(IOError) -> TCPSocket {
     // Non-blocking: io_uring waits for readiness itself, and the thread backend polls.
     let fd = try engine.immediate("socket", target: target()) {
-      socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+      let type = SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue
+      return socket(AF_INET, Int32(type), 0)
     }
     return TCPSocket(descriptor: Int32(fd), engine: engine)
   }
