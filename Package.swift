@@ -52,7 +52,10 @@ let package = Package(
     ),
     .target(
       name: "SpoolIO",
-      dependencies: ["Spool", "CSpoolURing"]
+      dependencies: [
+        "Spool", "CSpoolURing",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ]
     ),
     .target(
       name: "SpoolProfiling",

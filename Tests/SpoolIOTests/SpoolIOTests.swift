@@ -1,1 +1,6 @@
 import Testing
+
+/// The root of SpoolIO's tests. Serialized, because the tests count the process's open
+/// descriptors before and after each scenario.
+@Suite(.serialized)
+struct SpoolIOTests {}

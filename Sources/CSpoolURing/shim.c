@@ -1,2 +1,0 @@
-#include "CSpoolURing.h"
-int cspool_dummy(void){return 0;}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// One in-flight request and the task waiting for it.
+///
+/// Lifecycle: the awaiting task stores its continuation, then hands the operation to a backend
+/// (`submit`); the task's cancellation handler may hand it over a second time (`cancel`), in
+/// either order. The backend resumes the continuation exactly once, in ``complete(result:)``.
+///
+/// `@unchecked Sendable` is safe because every mutable field has one owner at a time:
+/// `continuation` is written by the awaiting task before the hand-off and read by the backend
+/// after it (the backend's queue lock orders the two); `phase`, `cancelRequested` and
+/// `workerWakeFD` are touched only by the backend (the ring thread, or under the thread pool's
+/// lock), as noted next to each.
+final class IOOperation: @unchecked Sendable {
+  enum Phase {
+    /// Not yet seen by the backend.
+    case created
+    /// Queued in or handed to the kernel / a worker.
+    case submitted
+    /// Resumed; nothing may touch the operation again.
+    case completed
+  }
+
+  let request: IORequest
+
+  // written before the hand-off by the awaiting task; taken by the backend when it completes
+  var continuation: UnsafeContinuation<Int32, any Error>?
+
+  // protected by the backend (ring thread or thread-pool lock)
+  var phase = Phase.created
+
+  // protected by the backend (ring thread or thread-pool lock)
+  var cancelRequested = false
+
+  // protected by the thread-pool lock: the eventfd of the worker running the operation, or -1
+  var workerWakeFD: Int32 = -1
+
+  init(_ request: IORequest) {
+    self.request = request
+  }
+
+  /// Resumes the awaiting task. A cancelled operation that the kernel stopped throws
+  /// `CancellationError`; one that finished before the cancellation reached it delivers its
+  /// result, so no data (or new descriptor) is ever lost.
+  func complete(result: Int32) {
+    guard phase != .completed, let continuation else {
+      preconditionFailure("Internal inconsistency: an I/O operation completed twice")
+    }
+    phase = .completed
+    self.continuation = nil
+    if cancelRequested && (result == -ECANCELED || result == -EINTR) {
+      continuation.resume(throwing: CancellationError())
+    } else {
+      continuation.resume(returning: result)
+    }
+  }
+
+  /// Resumes the awaiting task with `CancellationError` without running the request.
+  func completeCancelledBeforeStart() {
+    guard phase != .completed, let continuation else {
+      preconditionFailure("Internal inconsistency: an I/O operation completed twice")
+    }
+    phase = .completed
+    self.continuation = nil
+    continuation.resume(throwing: CancellationError())
+  }
+}

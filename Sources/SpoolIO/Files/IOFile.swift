@@ -1,0 +1,255 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+import CSpoolURing
+import Spool
+import Synchronization
+
+/// An open file whose operations run on an ``IOEngine``.
+///
+/// Every operation suspends the calling task without blocking a cooperative thread, is
+/// cancellable (the task gets `CancellationError`), and throws ``IOError`` naming the operation
+/// and the path or descriptor. Close the file with ``close()``; a file released without it is
+/// closed synchronously in `deinit`. Operations after `close()` throw `EBADF` without reaching
+/// the kernel, so they can never touch a descriptor number the process reused.
+///
+/// ```swift
+/// let file = try await IOFile.open("/tmp/log.txt", options: [.write, .create, .append])
+/// try await file.append(Array("started\n".utf8))
+/// try await file.sync()
+/// try await file.close()
+/// ```
+public final class IOFile: Sendable {
+  /// How to open a file (the `O_*` flags).
+  ///
+  /// ```swift
+  /// let options: IOFile.Options = [.write, .create, .truncate]
+  /// ```
+  public struct Options: OptionSet, Sendable, Hashable {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Open for reading.
+    public static let read = Options(rawValue: 1 << 0)
+    /// Open for writing.
+    public static let write = Options(rawValue: 1 << 1)
+    /// Create the file when it does not exist.
+    public static let create = Options(rawValue: 1 << 2)
+    /// Empty the file on open.
+    public static let truncate = Options(rawValue: 1 << 3)
+    /// Every write goes to the end of the file.
+    public static let append = Options(rawValue: 1 << 4)
+    /// With `.create`: fail with `EEXIST` when the file exists.
+    public static let exclusive = Options(rawValue: 1 << 5)
+    /// Fail with `ENOTDIR` unless the path is a directory (open it read-only, to fsync it).
+    public static let directory = Options(rawValue: 1 << 6)
+
+    var flags: Int32 {
+      var flags: Int32
+      switch (contains(.read), contains(.write) || contains(.append)) {
+      case (true, true): flags = O_RDWR
+      case (false, true): flags = O_WRONLY
+      default: flags = O_RDONLY
+      }
+      if contains(.create) { flags |= O_CREAT }
+      if contains(.truncate) { flags |= O_TRUNC }
+      if contains(.append) { flags |= O_APPEND }
+      if contains(.exclusive) { flags |= O_EXCL }
+      if contains(.directory) { flags |= O_DIRECTORY }
+      return flags
+    }
+  }
+
+  /// The descriptor number, for logging. It stays the same after `close()`.
+  public let descriptor: Int32
+  /// The path the file was opened with.
+  public let path: String
+  let engine: IOEngine
+  private let isClosed = Atomic<Bool>(false)
+
+  init(descriptor: Int32, path: String, engine: IOEngine) {
+    self.descriptor = descriptor
+    self.path = path
+    self.engine = engine
+  }
+
+  deinit {
+    if !isClosed.load(ordering: .acquiring) {
+      _ = engine.syscalls.call("close", retryOnInterrupt: false) { Glibc.close(descriptor) }
+    }
+  }
+
+  /// Opens the file at `path`.
+  ///
+  /// - Parameters:
+  ///   - path: Absolute, or relative to the working directory.
+  ///   - options: `O_*` flags; `.read` by default.
+  ///   - permissions: Mode bits for a file that `.create` creates.
+  ///   - engine: The engine that runs the file's operations.
+  /// - Throws: ``IOError`` (`open("/nope"): No such file or directory (ENOENT)`), or
+  ///   `CancellationError`.
+  ///
+  /// ```swift
+  /// let file = try await IOFile.open("/etc/hostname")
+  /// ```
+  public static func open(
+    _ path: String,
+    options: Options = .read,
+    permissions: UInt32 = 0o644,
+    on engine: IOEngine = .shared
+  ) async throws -> IOFile {
+    let fd = try await engine.run(
+      .open(path: IOBuffer(cString: path), flags: options.flags, mode: permissions),
+      target: .path(path))
+    return IOFile(descriptor: Int32(fd), path: path, engine: engine)
+  }
+
+  /// Reads up to `count` bytes at `offset`; fewer at the end of the file, none past it.
+  ///
+  /// ```swift
+  /// let header = try await file.read(upTo: 512, at: 0)
+  /// ```
+  public func read(upTo count: Int, at offset: UInt64) async throws -> [UInt8] {
+    try checkOpen("read")
+    let buffer = IOBuffer(count: count)
+    let read = try await engine.run(
+      .read(fd: descriptor, buffer: buffer, count: count, offset: offset),
+      target: .descriptor(descriptor))
+    return buffer.bytes(count: read)
+  }
+
+  /// Reads up to `count` bytes at the file position and advances it.
+  ///
+  /// ```swift
+  /// while case let chunk = try await file.read(upTo: 65_536), !chunk.isEmpty { consume(chunk) }
+  /// ```
+  public func read(upTo count: Int) async throws -> [UInt8] {
+    try await read(upTo: count, at: .max)
+  }
+
+  /// Reads from `offset` to the end of the file.
+  ///
+  /// ```swift
+  /// let contents = try await file.readToEnd()
+  /// ```
+  public func readToEnd(from offset: UInt64 = 0) async throws -> [UInt8] {
+    let size = try await status().size
+    var contents: [UInt8] = []
+    contents.reserveCapacity(Int(size > offset ? size - offset : 0))
+    var position = offset
+    while true {
+      // Asks for one byte more than the reported size, to see the end even if the file grew.
+      let want = max(Int(size > position ? size - position : 0) + 1, 16_384)
+      let chunk = try await read(upTo: min(want, 1 << 24), at: position)
+      if chunk.isEmpty { return contents }
+      contents.append(contentsOf: chunk)
+      position += UInt64(chunk.count)
+    }
+  }
+
+  /// Writes all of `bytes` at `offset`; returns when the kernel has taken them all.
+  ///
+  /// ```swift
+  /// try await file.write(Array("hello".utf8), at: 0)
+  /// ```
+  public func write(_ bytes: [UInt8], at offset: UInt64) async throws {
+    try checkOpen("write")
+    let buffer = IOBuffer(copying: bytes)
+    var written = 0
+    while written < bytes.count {
+      let position = offset == .max ? offset : offset + UInt64(written)
+      let count = try await engine.run(
+        .write(
+          fd: descriptor, buffer: buffer, start: written, count: bytes.count - written,
+          offset: position),
+        target: .descriptor(descriptor))
+      if count == 0 {
+        throw IOError(errno: EIO, operation: "write", target: .descriptor(descriptor))
+      }
+      written += count
+    }
+  }
+
+  /// Writes all of `bytes` at the end of the file (open it with `.append`) or at the file
+  /// position.
+  ///
+  /// ```swift
+  /// try await log.append(Array("line\n".utf8))
+  /// ```
+  public func append(_ bytes: [UInt8]) async throws {
+    try await write(bytes, at: .max)
+  }
+
+  /// Flushes the file's data and metadata to the storage device (`fsync`).
+  ///
+  /// ```swift
+  /// try await file.sync()
+  /// ```
+  public func sync() async throws {
+    try checkOpen("fsync")
+    _ = try await engine.run(.fsync(fd: descriptor), target: .descriptor(descriptor))
+  }
+
+  /// The file's size, kind and modification time (`statx` on the descriptor).
+  ///
+  /// ```swift
+  /// let size = try await file.status().size
+  /// ```
+  public func status() async throws -> FileStatus {
+    try checkOpen("stat")
+    return try await FileStatus.fetch(
+      fd: descriptor, path: "", target: .descriptor(descriptor), engine: engine)
+  }
+
+  /// Closes the descriptor. A second call throws `EBADF`.
+  ///
+  /// ```swift
+  /// try await file.close()
+  /// ```
+  public func close() async throws {
+    guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else {
+      throw IOError(errno: EBADF, operation: "close", target: .descriptor(descriptor))
+    }
+    // Not cancellable: the descriptor is released whatever happens to the task.
+    let result = try await engine.performIgnoringCancellation(.close(fd: descriptor))
+    if result < 0 {
+      throw IOError(errno: -result, operation: "close", target: .descriptor(descriptor))
+    }
+  }
+
+  private func checkOpen(_ operation: String) throws(IOError) {
+    if isClosed.load(ordering: .acquiring) {
+      throw IOError(errno: EBADF, operation: operation, target: .descriptor(descriptor))
+    }
+  }
+}
+
+extension FileStatus {
+  /// Runs `statx` for `path` (or, with an empty path, for `fd`) on `engine`.
+  static func fetch(
+    fd: Int32, path: String, target: IOError.Target, engine: IOEngine
+  ) async throws -> FileStatus {
+    let result = IOBuffer(count: Int(cspool_statx_size()))
+    _ = try await engine.run(
+      .stat(fd: fd, path: IOBuffer(cString: path), result: result), target: target)
+    let raw = cspool_statx_decode(result.pointer)
+    let kind: Kind
+    switch raw.mode & UInt32(S_IFMT) {
+    case UInt32(S_IFREG): kind = .regular
+    case UInt32(S_IFDIR): kind = .directory
+    case UInt32(S_IFLNK): kind = .symbolicLink
+    case UInt32(S_IFSOCK): kind = .socket
+    case UInt32(S_IFIFO): kind = .pipe
+    case UInt32(S_IFCHR): kind = .characterDevice
+    case UInt32(S_IFBLK): kind = .blockDevice
+    default: kind = .unknown
+    }
+    return FileStatus(
+      size: raw.size, kind: kind, permissions: raw.mode & 0o7777,
+      modifiedNanosecondsSinceEpoch: raw.modified_seconds * 1_000_000_000
+        + Int64(raw.modified_nanoseconds),
+      inode: raw.inode)
+  }
+}

@@ -1,0 +1,432 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+import CSpoolURing
+import Spool
+import Synchronization
+
+/// The io_uring backend: one ring, owned by one event-loop thread.
+///
+/// Tasks hand operations to the loop through a lock-protected queue
+/// (``SubmissionQueueStateMachine``) and wake it with an eventfd only when it sleeps. The loop
+/// prepares every queued operation, hands the whole batch to the kernel with one
+/// `io_uring_enter`, and resumes the tasks whose completions arrived.
+///
+/// - A full submission queue is flushed to the kernel and refilled; operations that still do not
+///   fit wait in `backlog`, in order. None is dropped.
+/// - The ring is created with eight times as many completion entries as submission entries and
+///   only on kernels with IORING_FEAT_NODROP, where the kernel holds overflowing completions
+///   back instead of dropping them; the loop reaps (which flushes them) and retries when the
+///   kernel answers `EBUSY`.
+/// - Each in-flight operation is retained and its address is the entry's user data, so a
+///   completion finds its task without a table lookup.
+///
+/// Budget per operation on the loop: one lock round-trip to take the batch (shared by the
+/// batch), one `prep`, a share of one `io_uring_enter`, one continuation resume; no allocation.
+final class RingBackend: TaskExecutor, Sendable {
+  typealias Request = RingRequest
+
+  let syscalls: SystemCalls
+  private let wakeFD: Int32
+  let submissionEntries: UInt32
+  let inFlight = OperationCounter()
+  /// `pthread_self()` of the loop thread, once it runs (0 before).
+  let loopThread = Atomic<UInt>(0)
+  private let queue: Mutex<SubmissionQueueStateMachine<RingRequest>>
+  private let shutdownWaiters = Mutex<ShutdownState>(.running([]))
+  // Everything the loop thread touches without a lock lives in `LoopState`, owned by the
+  // closure running on that thread.
+
+  enum ShutdownState {
+    case running([CheckedContinuation<Void, Never>])
+    case finished
+  }
+
+  init(entries: UInt32, syscalls: SystemCalls) throws(IOError) {
+    self.syscalls = syscalls
+    let ring = try RingHandle(entries: entries, syscalls: syscalls)
+    submissionEntries = ring.submissionEntries
+    let fd = syscalls.uring("eventfd") { cspool_eventfd(0, 0) }
+    guard fd >= 0 else {
+      throw IOError(errno: Int32(-fd), operation: "eventfd", target: .none)
+    }
+    wakeFD = Int32(fd)
+    queue = Mutex(SubmissionQueueStateMachine())
+    let loop = RingLoop(ring: ring, wakeFD: wakeFD, syscalls: syscalls, counter: inFlight)
+    do {
+      try IOThread.spawn(name: "spool-io-ring") { [self] in
+        loop.run(backend: self)
+      }
+    } catch {
+      _ = syscalls.call("close", retryOnInterrupt: false) { close(wakeFD) }
+      throw error
+    }
+  }
+
+  /// Hands `operation` to the loop; its continuation is resumed when the kernel completes it.
+  func submit(_ operation: IOOperation) {
+    enqueue(.submit(operation))
+  }
+
+  /// Asks the loop to cancel `operation` (before submission, or in the kernel).
+  func cancel(_ operation: IOOperation) {
+    enqueue(.cancel(operation))
+  }
+
+  private func enqueue(_ request: RingRequest) {
+    switch queue.withLock({ $0.enqueue(request) }) {
+    case .none:
+      break
+    case .wakeLoop:
+      wake()
+    case .reject:
+      switch request {
+      case .submit(let operation):
+        // The loop has stopped, so this task is the only owner of the operation now.
+        operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
+      case .job(let job):
+        // The loop thread is gone: the task continues on the global executor.
+        globalConcurrentExecutor.enqueue(ExecutorJob(job))
+      case .cancel:
+        break
+      }
+    }
+  }
+
+  private func wake() {
+    var one: UInt64 = 1
+    let result = syscalls.call("eventfd_write") { write(wakeFD, &one, 8) }
+    // EAGAIN only when the counter is saturated: the loop is awake in that case anyway.
+    precondition(
+      result >= 0 || result == -Int(EAGAIN),
+      "Internal inconsistency: the ring's eventfd refused a wake-up (\(result))")
+  }
+
+  /// Fails new operations, cancels those in flight, and returns once the loop has exited and
+  /// released the ring.
+  func shutdown() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let alreadyFinished = shutdownWaiters.withLock { state -> Bool in
+        switch state {
+        case .running(var waiters):
+          waiters.append(continuation)
+          state = .running(waiters)
+          return false
+        case .finished:
+          return true
+        }
+      }
+      if alreadyFinished {
+        continuation.resume()
+        return
+      }
+      if queue.withLock({ $0.shutdown() }) == .wakeLoop { wake() }
+    }
+  }
+
+  /// Runs a task's job on the loop thread, between two `io_uring_enter` calls.
+  ///
+  /// This is what lets a task (a store's effect) run on the thread that completes its I/O:
+  /// resuming it after a completion is an append to the loop's own queue, not a hop to
+  /// another thread, and its next submission joins the batch being prepared.
+  func enqueue(_ job: consuming ExecutorJob) {
+    enqueue(.job(UnownedJob(job)))
+  }
+
+  /// Starts a shutdown without waiting for it (from `deinit` of the engine).
+  func requestShutdown() {
+    if queue.withLock({ $0.shutdown() }) == .wakeLoop { wake() }
+  }
+
+  // Called by the loop thread.
+  fileprivate func takeAll(into batch: inout [RingRequest]) -> Bool {
+    queue.withLock { $0.takeAll(into: &batch) }
+  }
+
+  fileprivate func prepareToSleep(knowsOfShutdown: Bool) -> Bool {
+    queue.withLock { $0.prepareToSleep(knowsOfShutdown: knowsOfShutdown) }
+  }
+
+  fileprivate func hasNews(knowsOfShutdown: Bool) -> Bool {
+    queue.withLock { $0.hasNews(knowsOfShutdown: knowsOfShutdown) }
+  }
+
+  fileprivate func didWake() {
+    queue.withLock { $0.didWake() }
+  }
+
+  fileprivate func loopDidExit() {
+    _ = syscalls.call("close", retryOnInterrupt: false) { close(wakeFD) }
+    let waiters = shutdownWaiters.withLock { state -> [CheckedContinuation<Void, Never>] in
+      guard case .running(let waiters) = state else { return [] }
+      state = .finished
+      return waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+}
+
+/// The result of a request submitted after shutdown: `-ECANCELED`, except that a close still
+/// closes (synchronously), so that no descriptor outlives its owner.
+func rejectedResult(_ request: IORequest, syscalls: SystemCalls) -> Int32 {
+  guard case .close(let fd) = request else { return -ECANCELED }
+  return Int32(syscalls.call("close", retryOnInterrupt: false) { close(fd) })
+}
+
+/// User data of the entries the loop submits for itself (operations use their address).
+private enum Tag {
+  static let ignored: UInt64 = 0
+  static let wake: UInt64 = 1
+}
+
+/// What tasks send to the ring's loop.
+enum RingRequest {
+  case submit(IOOperation)
+  case cancel(IOOperation)
+  /// A task job to run on the loop thread (the backend is the tasks' `TaskExecutor`).
+  case job(UnownedJob)
+}
+
+/// The state and work of the loop thread. Every stored property is protected by the ring
+/// thread: the instance is created before the thread starts and used by it alone afterwards.
+private final class RingLoop: @unchecked Sendable {
+  // `@unchecked Sendable`: handed once to the loop thread at spawn and never used elsewhere.
+  private let ring: RingHandle
+  private let wakeFD: Int32
+  let syscalls: SystemCalls
+  private let completions: UnsafeMutableBufferPointer<cspool_completion>
+  private let wakeBuffer = IOBuffer(count: 8)
+  private var wakeArmed = false
+  private var backlog: [RingRequest] = []
+  private var backlogHead = 0
+  private var inFlight = 0
+  private var cancelAllIssued = false
+  /// Tasks resumed since the loop last considered sleeping.
+  private var resumedTasks = 0
+  /// Entries prepared since the last `io_uring_enter`.
+  private var preparedEntries = 0
+  private let counter: OperationCounter
+  /// How often the loop yields its CPU, looking for new work, before it sleeps in the kernel.
+  static let yieldsBeforeSleeping = 4
+
+  init(ring: RingHandle, wakeFD: Int32, syscalls: SystemCalls, counter: OperationCounter) {
+    self.counter = counter
+    self.ring = ring
+    self.wakeFD = wakeFD
+    self.syscalls = syscalls
+    completions = .allocate(capacity: Int(ring.completionEntries))
+  }
+
+  deinit {
+    completions.deallocate()
+  }
+
+  func run(backend: RingBackend) {
+    var batch: [RingRequest] = []
+    batch.reserveCapacity(Int(ring.submissionEntries))
+    backend.loopThread.store(UInt(pthread_self()), ordering: .releasing)
+    let executor = backend.asUnownedTaskExecutor()
+    while true {
+      if backlogHead == backlog.count {
+        backlog.removeAll(keepingCapacity: true)
+        backlogHead = 0
+      }
+      // Run the jobs of tasks that prefer this thread, and collect I/O requests. Jobs submit
+      // more requests as they run, so take again (a few rounds, to batch those into this
+      // `io_uring_enter` without starving the completions).
+      var stopping = false
+      for _ in 0..<4 {
+        stopping = backend.takeAll(into: &batch)
+        var ranJob = false
+        for request in batch {
+          if case .job(let job) = request {
+            job.runSynchronously(on: executor)
+            ranJob = true
+          } else {
+            backlog.append(request)
+          }
+        }
+        batch.removeAll(keepingCapacity: true)
+        if !ranJob { break }
+      }
+      prepareBacklog()
+      if stopping && backlogHead == backlog.count && !cancelAllIssued {
+        cancelAllIssued = prepare { cspool_prep_cancel_all($0, Tag.ignored) }
+      }
+      if stopping && cancelAllIssued && inFlight == 0 && !wakeArmed { break }
+
+      var waitCount: UInt32 = 0
+      if backlogHead == backlog.count {
+        if !wakeArmed && !stopping {
+          wakeArmed = prepare {
+            cspool_prep_read($0, wakeFD, wakeBuffer.pointer, 8, UInt64.max, Tag.wake)
+          }
+        }
+        // Tasks resumed a moment ago usually submit again within microseconds: give them the
+        // CPU (two cores here) and look again, rather than sleep and make them pay for an
+        // eventfd write plus a wake-up of this thread.
+        // (Not when entries are prepared: entering the kernel is what those tasks wait for.)
+        if resumedTasks > 0 && preparedEntries == 0 && !stopping {
+          resumedTasks = 0
+          var arrived = false
+          for _ in 0..<Self.yieldsBeforeSleeping where !arrived {
+            sched_yield()
+            arrived = backend.hasNews(knowsOfShutdown: stopping)
+          }
+          if arrived { continue }
+        }
+        // Sleep only with a wake-up read in the kernel (or, when stopping, with nothing new to
+        // expect but the completions of cancelled operations).
+        if (wakeArmed || stopping) && backend.prepareToSleep(knowsOfShutdown: stopping) {
+          waitCount = 1
+        }
+      }
+      enter(waitingFor: waitCount, backend: waitCount > 0 ? backend : nil)
+    }
+    ring.close()
+    backend.loopDidExit()
+  }
+
+  /// Prepares queued requests until the backlog is empty or the kernel pushes back.
+  private func prepareBacklog() {
+    while backlogHead < backlog.count {
+      if prepareRequest(backlog[backlogHead]) {
+        backlogHead += 1
+        continue
+      }
+      // The submission queue is full: hand it to the kernel and collect what completed.
+      let submitted = enter(waitingFor: 0)
+      if submitted < 0 { return }  // EBUSY/EAGAIN: reaped; the next turn retries.
+    }
+  }
+
+  /// Prepares one request; `false` when the submission queue has no room for it.
+  private func prepareRequest(_ request: RingRequest) -> Bool {
+    switch request {
+    case .submit(let operation):
+      if operation.cancelRequested {
+        operation.completeCancelledBeforeStart()
+        return true
+      }
+      let userData = UInt64(UInt(bitPattern: Unmanaged.passUnretained(operation).toOpaque()))
+      guard prepare({ prepareEntry(operation.request, ring: $0, userData: userData) }) else {
+        return false
+      }
+      _ = Unmanaged.passRetained(operation)  // released when its completion is reaped
+      operation.phase = .submitted
+      inFlight += 1
+      counter.increment()
+      return true
+    case .job:
+      preconditionFailure("Internal inconsistency: a job reached the I/O backlog")
+    case .cancel(let operation):
+      guard !operation.cancelRequested else { return true }
+      switch operation.phase {
+      case .created:
+        // Cancelled before its submission reached the loop: the submission will see the flag.
+        operation.cancelRequested = true
+        return true
+      case .submitted:
+        let target = UInt64(UInt(bitPattern: Unmanaged.passUnretained(operation).toOpaque()))
+        guard prepare({ cspool_prep_cancel($0, target, Tag.ignored) }) else { return false }
+        operation.cancelRequested = true
+        return true
+      case .completed:
+        return true
+      }
+    }
+  }
+
+  private func prepare(_ body: (OpaquePointer) -> Int32) -> Bool {
+    let result = body(ring.pointer)
+    if result == -EBUSY { return false }
+    precondition(result == 0, "Internal inconsistency: cspool_prep failed with \(result)")
+    preparedEntries += 1
+    return true
+  }
+
+  private func prepareEntry(_ request: IORequest, ring: OpaquePointer, userData: UInt64) -> Int32 {
+    switch request {
+    case .nop:
+      return cspool_prep_nop(ring, userData)
+    case .open(let path, let flags, let mode):
+      return cspool_prep_openat(ring, path.cString, flags, mode, userData)
+    case .close(let fd):
+      return cspool_prep_close(ring, fd, userData)
+    case .read(let fd, let buffer, let count, let offset):
+      return cspool_prep_read(ring, fd, buffer.pointer, UInt32(count), offset, userData)
+    case .write(let fd, let buffer, let start, let count, let offset):
+      return cspool_prep_write(
+        ring, fd, buffer.pointer + start, UInt32(count), offset, userData)
+    case .fsync(let fd):
+      return cspool_prep_fsync(ring, fd, userData)
+    case .stat(let fd, let path, let result):
+      return cspool_prep_statx(ring, fd, path.cString, result.pointer, userData)
+    case .rename(let from, let to):
+      return cspool_prep_renameat(ring, from.cString, to.cString, userData)
+    case .unlink(let path):
+      return cspool_prep_unlinkat(ring, path.cString, userData)
+    case .accept(let fd):
+      return cspool_prep_accept(ring, fd, userData)
+    case .connect(let fd, let address):
+      return cspool_prep_connect(ring, fd, address.pointer, UInt32(address.count), userData)
+    case .receive(let fd, let buffer, let count):
+      return cspool_prep_recv(ring, fd, buffer.pointer, UInt32(count), userData)
+    case .send(let fd, let buffer, let start, let count):
+      return cspool_prep_send(ring, fd, buffer.pointer + start, UInt32(count), userData)
+    case .timeout(let deadline, let storage):
+      return cspool_prep_timeout(ring, storage.pointer, deadline, userData)
+    }
+  }
+
+  /// Submits what is prepared, waits for `waitCount` completions, and dispatches every
+  /// completion available. Returns the submit result (`-EBUSY`/`-EAGAIN` when the kernel
+  /// pushed back; completions were reaped either way).
+  ///
+  /// `sleeper` is the backend when the loop declared itself asleep: it is marked awake before
+  /// any task is resumed, so that the tasks' next submissions do not pay for a needless eventfd
+  /// wake-up of a loop that is running anyway.
+  @discardableResult
+  private func enter(waitingFor waitCount: UInt32, backend sleeper: RingBackend? = nil) -> Int32 {
+    let submitted = ring.submit(waitingFor: waitCount)
+    if submitted >= 0 { preparedEntries = 0 }
+    if submitted < 0 && submitted != -EBUSY && submitted != -EAGAIN {
+      preconditionFailure("Internal inconsistency: io_uring_enter failed with \(submitted)")
+    }
+    sleeper?.didWake()
+    reapAll()
+    return submitted
+  }
+
+  private func reapAll() {
+    while true {
+      let count = ring.reap(into: completions)
+      for index in 0..<count {
+        dispatch(completions[index])
+      }
+      if count < completions.count { break }
+    }
+    if ring.droppedCompletions != 0 {
+      preconditionFailure("Internal inconsistency: the kernel dropped completions despite NODROP")
+    }
+  }
+
+  private func dispatch(_ completion: cspool_completion) {
+    switch completion.user_data {
+    case Tag.ignored:
+      break
+    case Tag.wake:
+      wakeArmed = false
+    default:
+      let pointer = UnsafeRawPointer(bitPattern: UInt(completion.user_data))!
+      let operation = Unmanaged<IOOperation>.fromOpaque(pointer).takeRetainedValue()
+      inFlight -= 1
+      resumedTasks += 1
+      counter.decrement()
+      operation.complete(
+        result: syscalls.completion(operation.request.name, completion.result))
+    }
+  }
+}

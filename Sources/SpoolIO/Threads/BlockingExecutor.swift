@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+import CSpoolURing
+
+/// Runs one request as blocking system calls on a pool worker.
+///
+/// Requests that may wait indefinitely use non-blocking calls and wait in `poll` on both their
+/// descriptor and `cancelFD`, so a cancellation (a write to `cancelFD`) ends them with
+/// `-ECANCELED`. Results follow the kernel's convention: a value, or `-errno`.
+struct BlockingExecutor {
+  let syscalls: SystemCalls
+  let cancelFD: Int32
+
+  func execute(_ request: IORequest) -> Int32 {
+    switch request {
+    case .nop:
+      return 0
+    case .open(let path, let flags, let mode):
+      return result(syscalls.call("open") { open(path.cString, flags | O_CLOEXEC, mode) })
+    case .close(let fd):
+      // Not retried: after EINTR the descriptor is already released on Linux.
+      return result(syscalls.call("close", retryOnInterrupt: false) { close(fd) })
+    case .read(let fd, let buffer, let count, let offset):
+      return result(syscalls.call("read") {
+        offset == .max
+          ? read(fd, buffer.pointer, count) : pread(fd, buffer.pointer, count, off_t(offset))
+      })
+    case .write(let fd, let buffer, let start, let count, let offset):
+      return result(syscalls.call("write") {
+        offset == .max
+          ? write(fd, buffer.pointer + start, count)
+          : pwrite(fd, buffer.pointer + start, count, off_t(offset))
+      })
+    case .fsync(let fd):
+      return result(syscalls.call("fsync") { fsync(fd) })
+    case .stat(let fd, let path, let statx):
+      return syscalls.uring("statx") { cspool_statx_blocking(fd, path.cString, statx.pointer) }
+    case .rename(let from, let to):
+      return result(syscalls.call("rename") { rename(from.cString, to.cString) })
+    case .unlink(let path):
+      return result(syscalls.call("unlink") { unlink(path.cString) })
+    case .accept(let fd):
+      return retryWhenReady(fd, events: POLLIN) {
+        Int(syscalls.uring("accept") { cspool_accept_cloexec(fd) })
+      }
+    case .connect(let fd, let address):
+      let started = syscalls.call("connect") {
+        connect(fd, address.pointer.assumingMemoryBound(to: sockaddr.self),
+                socklen_t(address.count))
+      }
+      guard started == -Int(EINPROGRESS) else { return result(started) }
+      let ready = waitUntilReady(fd, events: POLLOUT, deadline: nil)
+      guard ready == 0 else { return ready }
+      var error: Int32 = 0
+      var length = socklen_t(MemoryLayout<Int32>.size)
+      let got = syscalls.call("getsockopt") {
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+      }
+      return got < 0 ? result(got) : -error
+    case .receive(let fd, let buffer, let count):
+      return retryWhenReady(fd, events: POLLIN) {
+        syscalls.call("recv") { recv(fd, buffer.pointer, count, Int32(MSG_DONTWAIT)) }
+      }
+    case .send(let fd, let buffer, let start, let count):
+      return retryWhenReady(fd, events: POLLOUT) {
+        syscalls.call("send") {
+          send(fd, buffer.pointer + start, count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+        }
+      }
+    case .timeout(let deadline, _):
+      while true {
+        let ready = waitUntilReady(-1, events: 0, deadline: deadline)
+        if ready != 0 { return ready }
+      }
+    }
+  }
+
+  private func result(_ value: Int) -> Int32 {
+    Int32(truncatingIfNeeded: value)
+  }
+
+  private func retryWhenReady(_ fd: Int32, events: Int32, _ attempt: () -> Int) -> Int32 {
+    while true {
+      let value = attempt()
+      guard value == -Int(EAGAIN) || value == -Int(EWOULDBLOCK) else { return result(value) }
+      let ready = waitUntilReady(fd, events: events, deadline: nil)
+      guard ready == 0 else { return ready }
+    }
+  }
+
+  /// Waits until `fd` is ready for `events`, the deadline passes (`-ETIME`), or the operation
+  /// is cancelled (`-ECANCELED`). Returns 0 when ready.
+  private func waitUntilReady(_ fd: Int32, events: Int32, deadline: Int64?) -> Int32 {
+    var fds = [
+      pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: fd, events: Int16(events), revents: 0),
+    ]
+    while true {
+      var milliseconds: Int32 = -1
+      if let deadline {
+        let remaining = deadline - MonotonicTime.nanoseconds()
+        if remaining <= 0 { return -ETIME }
+        // Rounded up, so the deadline has passed when poll times out.
+        milliseconds = Int32(clamping: (remaining + 999_999) / 1_000_000)
+      }
+      let ready = fds.withUnsafeMutableBufferPointer { fds in
+        syscalls.call("poll") { poll(fds.baseAddress, fd < 0 ? 1 : 2, milliseconds) }
+      }
+      if ready < 0 { return result(ready) }
+      if fds[0].revents != 0 { return -ECANCELED }
+      if fd >= 0 && fds[1].revents != 0 { return 0 }
+    }
+  }
+}

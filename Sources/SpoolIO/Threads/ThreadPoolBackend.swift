@@ -1,0 +1,212 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+import CSpoolURing
+import Spool
+import Synchronization
+
+/// The fallback backend: the same operations as blocking system calls on a pool of threads.
+///
+/// Used where io_uring cannot be set up (ENOSYS on old kernels, EPERM from seccomp,
+/// `kernel.io_uring_disabled`), or when `SPOOL_IO_BACKEND=threads` asks for it. The pool grows
+/// on demand (one thread per operation that finds no idle worker, up to ``maximumWorkers``) so
+/// that operations waiting on peers cannot starve the others, and keeps idle threads for reuse.
+/// Each idle worker parks on its own eventfd and a submission wakes exactly one of them (a
+/// shared semaphore would wake every parked thread for each operation).
+///
+/// Cancellation: a queued operation is removed and fails with `CancellationError`; a running
+/// operation that may wait indefinitely (accept, connect, recv, send, timeout) waits in `poll`
+/// on its descriptor and on its worker's eventfd, which the cancellation writes. A running file
+/// operation is short and finishes; its result is delivered.
+final class ThreadPoolBackend: Sendable {
+  /// Beyond this many threads, operations queue until a worker is free.
+  static let maximumWorkers = 512
+
+  let syscalls: SystemCalls
+  private let state = Mutex(WorkerPoolState())
+  let inFlight = OperationCounter()
+
+  init(syscalls: SystemCalls) throws(IOError) {
+    self.syscalls = syscalls
+  }
+
+  func submit(_ operation: IOOperation) {
+    let spawn = state.withLock { state -> Bool in
+      if state.isShuttingDown {
+        operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
+        return false
+      }
+      if operation.cancelRequested {
+        operation.completeCancelledBeforeStart()
+        return false
+      }
+      operation.phase = .submitted
+      state.queue.append(operation)
+      if let parked = state.parked.popLast() {
+        unpark(parked)
+        return false
+      }
+      guard state.workers < Self.maximumWorkers else { return false }
+      state.workers += 1
+      return true
+    }
+    if spawn { spawnWorker() }
+  }
+
+  func cancel(_ operation: IOOperation) {
+    state.withLock { state in
+      guard !operation.cancelRequested else { return }
+      operation.cancelRequested = true
+      switch operation.phase {
+      case .created, .completed:
+        break  // `submit` sees the flag / nothing left to do.
+      case .submitted where operation.workerWakeFD >= 0:
+        signal(operation.workerWakeFD)
+      case .submitted:
+        state.remove(operation)
+        operation.completeCancelledBeforeStart()
+      }
+    }
+  }
+
+  /// Fails queued operations, ends running ones with `ECANCELED`, and returns when every
+  /// worker has exited and released its descriptors.
+  func shutdown() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let finished = state.withLock { state -> Bool in
+        beginShutdown(&state)
+        guard state.workers > 0 else { return true }
+        state.shutdownWaiters.append(continuation)
+        return false
+      }
+      if finished { continuation.resume() }
+    }
+  }
+
+  /// Starts a shutdown without waiting for it.
+  func requestShutdown() {
+    state.withLock { beginShutdown(&$0) }
+  }
+
+  private func beginShutdown(_ state: inout WorkerPoolState) {
+    guard !state.isShuttingDown else { return }
+    state.isShuttingDown = true
+    while let operation = state.popFirst() {
+      operation.complete(result: -ECANCELED)
+    }
+    // Running operations end with ECANCELED (an IOError, as on the ring), not as cancelled
+    // tasks: their tasks did not ask for it.
+    for operation in state.running where operation.workerWakeFD >= 0 {
+      signal(operation.workerWakeFD)
+    }
+    for parked in state.parked { unpark(parked) }
+    state.parked = []
+  }
+
+  /// Wakes a parked worker. Called with the lock held: a parked worker cannot close its
+  /// eventfd before it is woken and takes the lock, so the descriptor is still its own.
+  private func unpark(_ parkFD: Int32) {
+    signal(parkFD)
+  }
+
+  private func signal(_ fd: Int32) {
+    var one: UInt64 = 1
+    let result = syscalls.call("eventfd_write") { write(fd, &one, 8) }
+    precondition(result >= 0, "Internal inconsistency: a pool eventfd refused a write")
+  }
+
+  private func spawnWorker() {
+    do {
+      try IOThread.spawn(name: "spool-io-worker") { [self] in workerLoop() }
+    } catch {
+      // Could not start a thread (resource limits): the existing workers take the queue.
+      state.withLock { $0.workers -= 1 }
+    }
+  }
+
+  private func workerLoop() {
+    // Blocking: the worker parks in `read` on it.
+    let parkFD = syscalls.uring("eventfd") { cspool_eventfd(0, 0) }
+    // Non-blocking: written to cancel the running operation, polled by BlockingExecutor.
+    let cancelFD = syscalls.uring("eventfd") { cspool_eventfd(1, 0) }
+    precondition(parkFD >= 0 && cancelFD >= 0, "Internal inconsistency: no eventfd for a worker")
+    let executor = BlockingExecutor(syscalls: syscalls, cancelFD: cancelFD)
+    while true {
+      enum Next { case run(IOOperation), park, exit([CheckedContinuation<Void, Never>]) }
+      let next = state.withLock { state -> Next in
+        if let operation = state.popFirst() {
+          operation.workerWakeFD = cancelFD
+          state.running.append(operation)
+          inFlight.increment()
+          return .run(operation)
+        }
+        guard state.isShuttingDown else {
+          state.parked.append(parkFD)
+          return .park
+        }
+        // Released under the lock, so that a finished shutdown leaves no descriptor behind.
+        _ = syscalls.call("close", retryOnInterrupt: false) { close(parkFD) }
+        _ = syscalls.call("close", retryOnInterrupt: false) { close(cancelFD) }
+        state.workers -= 1
+        guard state.workers == 0 else { return .exit([]) }
+        defer { state.shutdownWaiters = [] }
+        return .exit(state.shutdownWaiters)
+      }
+      switch next {
+      case .park:
+        var count: UInt64 = 0
+        _ = syscalls.call("eventfd_read") { read(parkFD, &count, 8) }
+      case .exit(let waiters):
+        for waiter in waiters { waiter.resume() }
+        return
+      case .run(let operation):
+        let result = executor.execute(operation.request)
+        state.withLock { state in
+          operation.workerWakeFD = -1
+          state.running.removeAll { $0 === operation }
+          inFlight.decrement()
+          operation.complete(result: syscalls.completion(operation.request.name, result))
+        }
+        var drained: UInt64 = 0
+        _ = syscalls.call("eventfd_read") { read(cancelFD, &drained, 8) }
+      }
+    }
+  }
+}
+
+/// The pool's queue, workers and waiters; protected by the pool's `Mutex`.
+struct WorkerPoolState {
+  var queue: [IOOperation] = []
+  var queueHead = 0
+  /// The park eventfds of idle workers, most recently parked last (woken first: warm caches).
+  var parked: [Int32] = []
+  var workers = 0
+  var running: [IOOperation] = []
+  var isShuttingDown = false
+  var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+
+  /// - Complexity: amortized O(1).
+  mutating func popFirst() -> IOOperation? {
+    guard queueHead < queue.count else { return nil }
+    let operation = queue[queueHead]
+    queueHead += 1
+    if queueHead == queue.count {
+      queue.removeAll(keepingCapacity: true)
+      queueHead = 0
+    } else if queueHead >= 1024 && queueHead * 2 >= queue.count {
+      queue.removeFirst(queueHead)
+      queueHead = 0
+    }
+    return operation
+  }
+
+  /// - Complexity: O(n) in the queue length; only cancellation of a queued operation uses it.
+  mutating func remove(_ operation: IOOperation) {
+    guard let index = queue[queueHead...].firstIndex(where: { $0 === operation }) else {
+      preconditionFailure("Internal inconsistency: a queued operation is not in the queue")
+    }
+    queue.remove(at: index)
+  }
+}

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Spool
+@testable import SpoolIO
+import Testing
+
+extension SpoolIOTests {
+  @Suite struct IOFileTests {
+    @Test(arguments: allBackends)
+    func openingAMissingFileNamesThePathAndErrno(backend: IOBackend.Preference) async throws {
+      try await expectNoDescriptorLeak {
+        try await withEngine(backend) { engine in
+          let error = await expectIOError(ENOENT) {
+            _ = try await IOFile.open("/nope/spool-missing", on: engine)
+          }
+          #expect(
+            error?.description
+              == #"open("/nope/spool-missing"): No such file or directory (ENOENT)"#)
+        }
+      }
+    }
+
+    @Test(arguments: allBackends)
+    func writesAtOffsetsAppendsAndReadsBack(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await expectNoDescriptorLeak {
+        try await withEngine(backend) { engine in
+          let path = directory.file("data")
+          let file = try await IOFile.open(
+            path, options: [.read, .write, .create, .truncate], on: engine)
+          try await file.write(Array("hello world".utf8), at: 0)
+          try await file.write(Array("HELLO".utf8), at: 0)
+          #expect(try await file.read(upTo: 100, at: 0) == Array("HELLO world".utf8))
+          #expect(try await file.read(upTo: 5, at: 6) == Array("world".utf8))
+          try await file.sync()
+          let status = try await file.status()
+          #expect(status.size == 11)
+          #expect(status.kind == .regular)
+          try await file.close()
+
+          let log = try await IOFile.open(path, options: [.write, .append], on: engine)
+          try await log.append(Array("!".utf8))
+          try await log.append(Array("?".utf8))
+          try await log.close()
+          let reread = try await IOFile.open(path, on: engine)
+          #expect(try await reread.readToEnd() == Array("HELLO world!?".utf8))
+          try await reread.close()
+        }
+      }
+    }
+
+    @Test(arguments: allBackends)
+    func readingPastTheEndReturnsNothing(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let file = try await IOFile.open(
+          directory.file("short"), options: [.read, .write, .create], on: engine)
+        try await file.write([1, 2, 3], at: 0)
+        #expect(try await file.read(upTo: 10, at: 2) == [3])
+        #expect(try await file.read(upTo: 10, at: 3) == [])
+        #expect(try await file.read(upTo: 10, at: 1 << 40) == [])
+        try await file.close()
+      }
+    }
+
+    @Test(arguments: allBackends)
+    func readingADirectoryFailsWithEISDIR(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await expectNoDescriptorLeak {
+        try await withEngine(backend) { engine in
+          let file = try await IOFile.open(directory.path, on: engine)
+          let error = await expectIOError(EISDIR) { _ = try await file.read(upTo: 10, at: 0) }
+          #expect(error?.operation == "read")
+          #expect(error?.target == .descriptor(file.descriptor))
+          #expect(try await file.status().kind == .directory)
+          try await file.close()
+          await expectIOError(EISDIR) {
+            _ = try await IOFile.open(directory.path, options: [.write], on: engine)
+          }
+        }
+      }
+    }
+
+    @Test(arguments: allBackends)
+    func operationsAfterCloseFailWithEBADF(backend: IOBackend.Preference) async throws {
+      try await expectNoDescriptorLeak {
+        try await withEngine(backend) { engine in
+          let file = try await IOFile.open("/proc/self/stat", on: engine)
+          try await file.close()
+          let error = await expectIOError(EBADF) { _ = try await file.read(upTo: 1, at: 0) }
+          #expect(error?.description == "read(fd \(file.descriptor)): Bad file descriptor (EBADF)")
+          await expectIOError(EBADF) { try await file.close() }
+          await expectIOError(EBADF) { try await file.sync() }
+        }
+      }
+    }
+
+    @Test(arguments: allBackends)
+    func anInvalidDescriptorFailsInTheKernelWithEBADF(backend: IOBackend.Preference)
+      async throws
+    {
+      try await withEngine(backend) { engine in
+        // Far above any descriptor limit, so no real file can have this number.
+        let bogus = IOFile(descriptor: 1 << 30, path: "bogus", engine: engine)
+        await expectIOError(EBADF) { _ = try await bogus.read(upTo: 8, at: 0) }
+        await expectIOError(EBADF) { try await bogus.write([1], at: 0) }
+        await expectIOError(EBADF) { try await bogus.close() }
+      }
+    }
+  }
+}

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Spool
+@testable import SpoolIO
+import Testing
+
+/// Both backends, so every parameterized test runs against each in one process.
+let allBackends: [IOBackend.Preference] = [.ioUring, .threads]
+
+/// Runs `body` with a fresh engine and shuts it down afterwards, whatever happens.
+func withEngine<Result>(
+  _ backend: IOBackend.Preference,
+  ringEntries: UInt32 = 64,
+  faultInjector: (@Sendable (String) -> Int32?)? = nil,
+  _ body: (IOEngine) async throws -> Result
+) async throws -> Result {
+  let engine = try IOEngine(
+    backend: backend, ringEntries: ringEntries, faultInjector: faultInjector)
+  do {
+    let result = try await body(engine)
+    await engine.shutdown()
+    return result
+  } catch {
+    await engine.shutdown()
+    throw error
+  }
+}
+
+/// The number of open descriptors of this process (entries of /proc/self/fd).
+func openDescriptorCount() -> Int {
+  guard let directory = opendir("/proc/self/fd") else { return -1 }
+  defer { closedir(directory) }
+  var count = 0
+  while readdir(directory) != nil { count += 1 }
+  return count
+}
+
+/// Runs `body` and expects the process to hold as many descriptors afterwards as before.
+func expectNoDescriptorLeak(
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: () async throws -> Void
+) async throws {
+  let before = openDescriptorCount()
+  try await body()
+  #expect(openDescriptorCount() == before, sourceLocation: sourceLocation)
+}
+
+/// A fresh directory under /tmp, removed (with the files directly in it) by `remove()`.
+struct TemporaryDirectory {
+  let path: String
+
+  init() {
+    var template = Array("/tmp/spool-io-test-XXXXXX".utf8CString)
+    let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    precondition(created != nil, "mkdtemp failed")
+    path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+  }
+
+  func file(_ name: String) -> String { "\(path)/\(name)" }
+
+  func entries() -> [String] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self))
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
+  }
+
+  func remove() {
+    for name in entries() { unlink(file(name)) }
+    rmdir(path)
+  }
+}
+
+/// Expects `body` to throw an `IOError` with `errno`; returns it for further checks.
+@discardableResult
+func expectIOError(
+  _ errno: Int32,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: () async throws -> Void
+) async -> IOError? {
+  do {
+    try await body()
+    Issue.record("expected an IOError \(errno), got success", sourceLocation: sourceLocation)
+  } catch let error as IOError {
+    #expect(error.errno == errno, "\(error)", sourceLocation: sourceLocation)
+    return error
+  } catch {
+    Issue.record("expected an IOError \(errno), got \(error)", sourceLocation: sourceLocation)
+  }
+  return nil
+}
