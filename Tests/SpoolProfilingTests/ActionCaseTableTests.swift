@@ -19,7 +19,9 @@ private struct StructAction: Sendable { var value: Int }
 
 @Suite struct ActionCaseTableTests {
   private func labels(_ actions: [Action]) -> [String] {
-    var table = ActionCaseTable<Action>()
+    var table = ActionCaseTable(
+      actionType: Action.self, size: MemoryLayout<Action>.size,
+      alignment: MemoryLayout<Action>.alignment)
     return actions.map { action in
       let slot = table.slot(of: action)
       return table.labels[slot]
@@ -47,23 +49,29 @@ private struct StructAction: Sendable { var value: Int }
   }
 
   @Test func theSameCaseKeepsItsSlotWhateverThePayload() {
-    var table = ActionCaseTable<Action>()
-    let first = table.slot(of: .setValue(1))
-    let other = table.slot(of: .incrementButtonTapped)
-    #expect(table.slot(of: .setValue(2)) == first)
-    #expect(table.slot(of: .text(String(repeating: "x", count: 100))) != first)
-    #expect(table.slot(of: .incrementButtonTapped) == other)
+    var table = ActionCaseTable(
+      actionType: Action.self, size: MemoryLayout<Action>.size,
+      alignment: MemoryLayout<Action>.alignment)
+    let first = table.slot(of: Action.setValue(1))
+    let other = table.slot(of: Action.incrementButtonTapped)
+    #expect(table.slot(of: Action.setValue(2)) == first)
+    #expect(table.slot(of: Action.text(String(repeating: "x", count: 100))) != first)
+    #expect(table.slot(of: Action.incrementButtonTapped) == other)
     #expect(table.labels.count == 3)
   }
 
   @Test func aNonEnumActionTypeHasOneLabel() {
-    var table = ActionCaseTable<StructAction>()
+    var table = ActionCaseTable(
+      actionType: StructAction.self, size: MemoryLayout<StructAction>.size,
+      alignment: MemoryLayout<StructAction>.alignment)
     #expect(table.slot(of: StructAction(value: 1)) == table.slot(of: StructAction(value: 2)))
     #expect(table.labels == ["StructAction"])
   }
 
   @Test func slotsOfPayloadsDoNotDisturbTheValue() {
-    var table = ActionCaseTable<Action>()
+    var table = ActionCaseTable(
+      actionType: Action.self, size: MemoryLayout<Action>.size,
+      alignment: MemoryLayout<Action>.alignment)
     let action = Action.child(.row(.rename("keep me")))
     _ = table.slot(of: action)
     _ = table.slot(of: action)

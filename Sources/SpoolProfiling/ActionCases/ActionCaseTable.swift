@@ -7,8 +7,12 @@
 /// Budget (hot path, a cache hit): one value-witness call per nesting level, an array read, no
 /// allocation. A miss reads the field descriptor and builds the label string once.
 ///
+/// Not generic on purpose: a generic table, called from the store's unspecialized generic code,
+/// spent ~500 ns per action instantiating generic metadata (measured with `perf`). It works on
+/// the bytes of a value of the type it was made for.
+///
 /// Not thread-safe: the owner (``LatencyRecorder``) keeps it under its lock.
-struct ActionCaseTable<Action> {
+struct ActionCaseTable {
   private enum Entry {
     case unknown
     case leaf(slot: Int)
@@ -25,39 +29,50 @@ struct ActionCaseTable<Action> {
 
   /// Labels, indexed by slot.
   private(set) var labels: [String] = []
-  /// `nodes[0]` is `Action` itself; empty when `Action` is not an enum we can read.
+  /// `nodes[0]` is the action type itself; empty when it is not an enum we can read.
   private var nodes: [Node] = []
+  private let size: Int
+  private let alignment: Int
 
-  init() {
-    if let layout = EnumLayout(Action.self) {
+  /// Creates the table of `actionType`, whose values the caller passes by address.
+  init(actionType: Any.Type, size: Int, alignment: Int) {
+    self.size = size
+    self.alignment = alignment
+    if let layout = EnumLayout(actionType) {
       nodes.append(
         Node(
           layout: layout, prefix: "", suffix: "",
           entries: Array(repeating: .unknown, count: layout.caseCount)))
     } else {
-      labels.append(String(describing: Action.self))
+      labels.append(String(describing: actionType))
     }
   }
 
-  /// The slot of `action`'s case, adding it on first sight.
+  /// The slot of the case of the action at `value`, adding it on first sight.
   ///
+  /// - Parameter value: The address of a value of the table's action type.
   /// - Complexity: O(nesting depth); no allocation on a hit.
-  mutating func slot(of action: borrowing Action) -> Int {
+  mutating func slot(ofValueAt value: UnsafeRawPointer) -> Int {
     guard !nodes.isEmpty else { return 0 }
-    let size = MemoryLayout<Action>.size
-    return withUnsafeBytes(of: action) { bytes in
-      let root = nodes[0]
-      let tag = root.layout.tag(at: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)
-      if case .leaf(let slot) = root.entries[tag] { return slot }
-      // A nested case or a miss: walk a scratch copy that owns nothing (the bytes are copied,
-      // not retained) so payload projection cannot disturb the caller's value.
-      return withUnsafeTemporaryAllocation(
-        byteCount: Swift.max(size, 1), alignment: MemoryLayout<Action>.alignment
-      ) { scratch in
-        let base = scratch.baseAddress!
-        if size > 0 { base.copyMemory(from: bytes.baseAddress!, byteCount: size) }
-        return resolve(at: base, node: 0)
-      }
+    let tag = nodes[0].layout.tag(at: value)
+    if tag < nodes[0].entries.count, case .leaf(let slot) = nodes[0].entries[tag] {
+      return slot
+    }
+    // A nested case or a miss: walk a scratch copy that owns nothing (the bytes are copied,
+    // not retained) so payload projection cannot disturb the caller's value.
+    return withUnsafeTemporaryAllocation(
+      byteCount: Swift.max(size, 1), alignment: alignment
+    ) { scratch in
+      let base = scratch.baseAddress!
+      if size > 0 { base.copyMemory(from: value, byteCount: size) }
+      return resolve(at: base, node: 0)
+    }
+  }
+
+  /// The slot of `action`'s case; a convenience for tests and cold paths.
+  mutating func slot<Action>(of action: borrowing Action) -> Int {
+    withUnsafeBytes(of: action) { bytes in
+      slot(ofValueAt: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: alignment)!)
     }
   }
 

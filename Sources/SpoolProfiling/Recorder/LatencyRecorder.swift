@@ -29,7 +29,7 @@ import Synchronization
 public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   // All recorded figures; the lock makes `effectEnded` (any thread) safe against the store's
   // executor and against readers of `recording()`.
-  private let state: Mutex<RecorderState<Action>>
+  private let state: Mutex<RecorderState>
   private let storeTrack: String
 
   /// Creates an empty recorder.
@@ -43,7 +43,10 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   /// let recorder = LatencyRecorder<AppFeature.Action>(traceCapacity: 10_000)
   /// ```
   public init(traceCapacity: Int = 4096, storeTrack: String = "store") {
-    self.state = Mutex(RecorderState(traceCapacity: traceCapacity))
+    self.state = Mutex(
+      RecorderState(
+        actionType: Action.self, size: MemoryLayout<Action>.size,
+        alignment: MemoryLayout<Action>.alignment, traceCapacity: traceCapacity))
     self.storeTrack = storeTrack
   }
 
@@ -55,8 +58,12 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   public func actionReduced(
     _ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
   ) {
-    state.withLock {
-      $0.actionReduced(action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+    withUnsafeBytes(of: action) { bytes in
+      let value = Self.address(bytes)
+      state.withLock {
+        $0.actionReduced(
+          valueAt: value, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+      }
     }
   }
 
@@ -66,7 +73,10 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   /// recorder.effectStarted(by: .load, at: 200)
   /// ```
   public func effectStarted(by action: Action, at time: UInt64) {
-    state.withLock { $0.effectStarted(by: action, at: time) }
+    withUnsafeBytes(of: action) { bytes in
+      let value = Self.address(bytes)
+      state.withLock { $0.effectStarted(byValueAt: value, at: time) }
+    }
   }
 
   /// Records an effect's end and lifetime. Called from the effect's task, on any thread.
@@ -77,8 +87,12 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   public func effectEnded(
     by action: Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome
   ) {
-    state.withLock {
-      $0.effectEnded(by: action, startedAt: startedAt, endedAt: endedAt, outcome: outcome)
+    withUnsafeBytes(of: action) { bytes in
+      let value = Self.address(bytes)
+      state.withLock {
+        $0.effectEnded(
+          byValueAt: value, startedAt: startedAt, endedAt: endedAt, outcome: outcome)
+      }
     }
   }
 
@@ -96,5 +110,13 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
         .sorted { $0.startNanoseconds < $1.startNanoseconds }
     }
     return recording
+  }
+
+  /// The address of an action's bytes; a zero-sized action has none, and any aligned address
+  /// does (its enum witnesses read nothing).
+  @inline(__always)
+  private static func address(_ bytes: UnsafeRawBufferPointer) -> ActionAddress {
+    ActionAddress(
+      bytes.baseAddress ?? UnsafeRawPointer(bitPattern: MemoryLayout<Action>.alignment)!)
   }
 }

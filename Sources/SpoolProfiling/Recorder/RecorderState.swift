@@ -5,9 +5,10 @@ import Spool
 /// action case, effect counters, totals and the trace rings.
 ///
 /// A plain value with synchronous methods, so that tests drive it directly; the recorder keeps
-/// it in a `Mutex`. Memory is bounded by the number of distinct action cases and the trace
+/// it in a `Mutex`. Not generic, for the reason ``ActionCaseTable`` gives: actions arrive as
+/// the address of a value of the action type the state was made for. Memory is bounded by the number of distinct action cases and the trace
 /// capacity, never by the number of actions.
-struct RecorderState<Action> {
+struct RecorderState {
   struct CaseStatistics {
     var count = 0
     var queueWait = Histogram<UInt64>.latency()
@@ -22,7 +23,7 @@ struct RecorderState<Action> {
     var lifetime = Histogram<UInt64>.latency()
   }
 
-  private var table = ActionCaseTable<Action>()
+  private var table: ActionCaseTable
   /// Indexed by slot; grown when the table learns a case.
   private var cases: [CaseStatistics] = []
   /// Indexed by slot; `nil` for cases that never started an effect.
@@ -33,19 +34,23 @@ struct RecorderState<Action> {
   private var actionTrace: TraceRing
   private var effectTrace: TraceRing
 
-  init(traceCapacity: Int) {
+  init(actionType: Any.Type, size: Int, alignment: Int, traceCapacity: Int) {
+    table = ActionCaseTable(actionType: actionType, size: size, alignment: alignment)
     actionTrace = TraceRing(capacity: traceCapacity)
     effectTrace = TraceRing(capacity: traceCapacity / 4)
   }
 
   /// Budget: one case lookup (no allocation on a hit), two histogram records, one ring write.
+  @inline(__always)
   mutating func actionReduced(
-    _ action: borrowing Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+    valueAt action: ActionAddress, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
   ) {
     let slot = self.slot(of: action)
-    cases[slot].count += 1
-    cases[slot].queueWait.recordLatency(startedAt &- Swift.min(enqueuedAt, startedAt))
-    cases[slot].reduce.recordLatency(endedAt &- Swift.min(startedAt, endedAt))
+    cases.withUnsafeMutableBufferPointer { cases in
+      cases[slot].count += 1
+      cases[slot].queueWait.recordLatency(startedAt &- Swift.min(enqueuedAt, startedAt))
+      cases[slot].reduce.recordLatency(endedAt &- Swift.min(startedAt, endedAt))
+    }
     actions += 1
     firstEnqueue = Swift.min(firstEnqueue, enqueuedAt)
     lastEnd = Swift.max(lastEnd, endedAt)
@@ -53,14 +58,15 @@ struct RecorderState<Action> {
       .init(slot: Int32(slot), tag: 0, first: enqueuedAt, second: startedAt, third: endedAt))
   }
 
-  mutating func effectStarted(by action: borrowing Action, at time: UInt64) {
+  mutating func effectStarted(byValueAt action: ActionAddress, at time: UInt64) {
     let slot = self.slot(of: action)
     if effects[slot] == nil { effects[slot] = EffectStatistics() }
     effects[slot]!.started += 1
   }
 
   mutating func effectEnded(
-    by action: borrowing Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome
+    byValueAt action: ActionAddress, startedAt: UInt64, endedAt: UInt64,
+    outcome: EffectOutcome
   ) {
     let slot = self.slot(of: action)
     if effects[slot] == nil { effects[slot] = EffectStatistics() }
@@ -76,8 +82,9 @@ struct RecorderState<Action> {
   }
 
   /// The slot of `action`'s case, with its statistics allocated on first sight.
-  private mutating func slot(of action: borrowing Action) -> Int {
-    let slot = table.slot(of: action)
+  @inline(__always)
+  private mutating func slot(of action: ActionAddress) -> Int {
+    let slot = table.slot(ofValueAt: action.pointer)
     if slot >= cases.count {
       // A miss: once per case.
       while cases.count < table.labels.count {
