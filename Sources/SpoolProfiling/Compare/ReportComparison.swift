@@ -125,7 +125,7 @@ public struct ReportComparison: Sendable, Equatable {
           row.ratio.map { String(format: "%.2fx", $0) } ?? "n/a",
           row.isRegression ? "REGRESSION" : "",
         ]
-      })
+      }, textColumns: 2)
     lines.append(contentsOf: unmatched)
     let count = rows.filter(\.isRegression).count
     lines.append(

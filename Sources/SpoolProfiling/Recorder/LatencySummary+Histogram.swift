@@ -1,5 +1,8 @@
 import Histogram
 
+/// The HdrHistogram every Spool latency goes into (see ``Histogram/latency()``).
+typealias LatencyHistogram = Histogram<UInt64>
+
 extension Histogram<UInt64> {
   /// The histogram every Spool latency figure goes into: 1 ns to 1 hour, two significant
   /// digits (about 37 KB), values above the range clamped to it.

@@ -6,13 +6,14 @@ import Spool
 ///
 /// A plain value with synchronous methods, so that tests drive it directly; the recorder keeps
 /// it in a `Mutex`. Not generic, for the reason ``ActionCaseTable`` gives: actions arrive as
-/// the address of a value of the action type the state was made for. Memory is bounded by the number of distinct action cases and the trace
-/// capacity, never by the number of actions.
+/// the address of a value of the action type the state was made for. Memory is bounded by the
+/// number of distinct action cases and the trace capacity, never by the number of actions.
 struct RecorderState {
+  /// Per action case; the counts write through to their buffers, so the array is only read on
+  /// the hot path (no uniqueness check).
   struct CaseStatistics {
-    var count = 0
-    var queueWait = Histogram<UInt64>.latency()
-    var reduce = Histogram<UInt64>.latency()
+    let queueWait: LatencyCounts
+    let reduce: LatencyCounts
   }
 
   struct EffectStatistics {
@@ -24,6 +25,8 @@ struct RecorderState {
   }
 
   private var table: ActionCaseTable
+  /// Owns every case's counts; lives as long as the state.
+  private let arena = LatencyCountsArena()
   /// Indexed by slot; grown when the table learns a case.
   private var cases: [CaseStatistics] = []
   /// Indexed by slot; `nil` for cases that never started an effect.
@@ -46,11 +49,9 @@ struct RecorderState {
     valueAt action: ActionAddress, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
   ) {
     let slot = self.slot(of: action)
-    cases.withUnsafeMutableBufferPointer { cases in
-      cases[slot].count += 1
-      cases[slot].queueWait.recordLatency(startedAt &- Swift.min(enqueuedAt, startedAt))
-      cases[slot].reduce.recordLatency(endedAt &- Swift.min(startedAt, endedAt))
-    }
+    let statistics = cases[slot]
+    statistics.queueWait.record(startedAt &- Swift.min(enqueuedAt, startedAt))
+    statistics.reduce.record(endedAt &- Swift.min(startedAt, endedAt))
     actions += 1
     firstEnqueue = Swift.min(firstEnqueue, enqueuedAt)
     lastEnd = Swift.max(lastEnd, endedAt)
@@ -88,7 +89,7 @@ struct RecorderState {
     if slot >= cases.count {
       // A miss: once per case.
       while cases.count < table.labels.count {
-        cases.append(CaseStatistics())
+        cases.append(CaseStatistics(queueWait: arena.make(), reduce: arena.make()))
         effects.append(nil)
       }
     }
@@ -99,11 +100,11 @@ struct RecorderState {
   func recording(storeTrack: String) -> LatencyRecording {
     let labels = table.labels
     let actionCases = cases.indices.compactMap { slot -> ActionCaseReport? in
-      guard cases[slot].count > 0 else { return nil }
+      guard cases[slot].reduce.total > 0 else { return nil }
       return ActionCaseReport(
-        label: labels[slot], count: cases[slot].count,
-        queueWait: LatencySummary(cases[slot].queueWait),
-        reduce: LatencySummary(cases[slot].reduce))
+        label: labels[slot], count: cases[slot].reduce.total,
+        queueWait: LatencySummary(cases[slot].queueWait.histogram()),
+        reduce: LatencySummary(cases[slot].reduce.histogram()))
     }
     let effectRows = effects.indices.compactMap { slot -> EffectReport? in
       guard let statistics = effects[slot] else { return nil }

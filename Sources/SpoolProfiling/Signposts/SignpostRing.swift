@@ -29,7 +29,8 @@ struct SignpostRing {
   }
 
   func intervals() -> [TraceInterval] {
-    let kept = appended < capacity ? Array(records[..<next]) : Array(records[next...] + records[..<next])
+    let kept =
+      appended < capacity ? Array(records[..<next]) : Array(records[next...] + records[..<next])
     var threads: [UInt: Int] = [:]
     return kept.map { record in
       let thread = threads[record.thread] ?? (threads.count + 1)

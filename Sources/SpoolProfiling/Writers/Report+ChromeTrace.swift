@@ -24,7 +24,8 @@ extension Report {
           tracks[interval.track] = tid
           events.append(.metadata("thread_name", pid: pid, tid: tid, name: interval.track))
         }
-        let start = Double(interval.startNanoseconds &- Swift.min(origin, interval.startNanoseconds)) / 1e3
+        let offset = interval.startNanoseconds &- Swift.min(origin, interval.startNanoseconds)
+        let start = Double(offset) / 1e3
         let duration = Double(interval.durationNanoseconds) / 1e3
         var event = ChromeTraceEvent(
           name: interval.name, cat: interval.kind.rawValue, ph: "X", ts: start, pid: pid, tid: tid)

@@ -85,9 +85,10 @@ extension Report {
   }
 }
 
-/// Left-aligned first column, right-aligned numbers, two spaces between columns.
+/// Left-aligned text columns, right-aligned numbers, two spaces between columns.
 enum TextTable {
-  static func render(header: [String], rows: [[String]]) -> [String] {
+  /// Renders rows under a header; the first `textColumns` columns are left-aligned.
+  static func render(header: [String], rows: [[String]], textColumns: Int = 1) -> [String] {
     let all = [header] + rows
     let widths = header.indices.map { column in
       all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
@@ -95,7 +96,7 @@ enum TextTable {
     return all.map { row in
       row.enumerated().map { column, cell in
         let padding = String(repeating: " ", count: widths[column] - cell.count)
-        return column == 0 ? cell + padding : padding + cell
+        return column < textColumns ? cell + padding : padding + cell
       }.joined(separator: "  ").trimmingTrailingSpaces()
     }
   }
