@@ -3,21 +3,22 @@
 /// This is the part of Spool that knows the Swift runtime's metadata layout (documented in the
 /// Swift repository's `docs/ABI/TypeMetadata.rst`, stable since Swift 5 on Apple platforms and
 /// the same on Linux). It exists because the case label of every reduced action must cost next
-/// to nothing. Measured on the reference machine (`swiftc -O`, scaled against a 26 ns
-/// `clock_gettime` measured in the same run):
+/// to nothing. Measured on the reference machine (2 cores, `swiftc -O`, `clock_gettime` at
+/// 35 to 44 ns in the same runs; see `Profiles/README.md`):
 ///
-/// - `String(describing: action)`: about 7 µs.
-/// - `Mirror(reflecting:)` and its first child: 0.3 to 1.7 µs.
-/// - the runtime's `swift_EnumCaseName` (the stdlib's internal `_getEnumCaseName`): about 12 ns
-///   for a case without payload, but 160 to 350 ns for a case with one.
-/// - `getEnumTag` from the value witness table (this type): about 2 ns for any case, and about
-///   4 ns for `child(.row(.toggle))` (one payload projection per nesting level).
+/// - `String(describing: action)`: about 7.8 µs.
+/// - `Mirror(reflecting:)` and its first child: 0.36 to 1.7 µs.
+/// - the runtime's `swift_EnumCaseName` (the stdlib's internal `_getEnumCaseName`, reachable
+///   only through `@_silgen_name`): about 100 ns for a case without payload and 250 to 460 ns
+///   for a case with one; too slow for a recorder that must cost tens of nanoseconds.
+/// - `getEnumTag` from the value witness table (this type): 1.6 to 1.9 ns for any case, and
+///   4.7 ns for `child(.row(.toggle))` (plus one payload projection per nesting level).
 ///
-/// `swift_EnumCaseName` is cheap only for cases without a payload: for the others it projects
-/// and copies the payload. The value witness `getEnumTag` reads the tag in place and allocates
-/// nothing, so the hot path calls only it (and `destructiveProjectEnumData` on a scratch copy
-/// of the bytes for nested cases); names and payload types come from the type's field
-/// descriptor, once per case, on a cache miss.
+/// `swift_EnumCaseName` looks up the field descriptor on every call and, for a payload case,
+/// projects and copies the payload. The value witness `getEnumTag` reads the tag in place and
+/// allocates nothing, so the hot path calls only it (and `destructiveProjectEnumData` on a
+/// scratch copy of the bytes for nested cases); names and payload types come from the type's
+/// field descriptor, once per case, on a cache miss.
 ///
 /// Safety: the value witness functions use the Swift calling convention. They take two pointer
 /// arguments and return a 32-bit integer (or nothing), which the Swift and C conventions pass
