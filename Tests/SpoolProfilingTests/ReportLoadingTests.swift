@@ -59,13 +59,23 @@ import Testing
     expectError(
       try directory.write(#"{"schemaVersion": 1, "workloads": []}"#, to: "partial.json"),
       "missing field 'environment'")
-    expectError(try directory.write("[1, 2]", to: "array.json"), "is not a JSON report")
+    expectError(
+      try directory.write("[1, 2]", to: "array.json"),
+      "is not a Spool report (it starts with byte 0x5b, not '{')")
   }
 
   @Test func aDirectory() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     expectError(directory.path, "is a directory")
+  }
+
+  @Test func aFIFODoesNotBlock() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("pipe.json")
+    #expect(mkfifo(path, 0o600) == 0)
+    expectError(path, "is not a regular file")
   }
 
   @Test func aHundredMegabytesOfGarbage() throws {
@@ -77,7 +87,7 @@ import Testing
     let garbage = (0..<65_536).map { _ in UInt8.random(in: 0x80...0xFF, using: &generator) }
     try Data(garbage).write(to: URL(fileURLWithPath: path))
     #expect(truncate(path, 100 << 20) == 0)
-    expectError(path, "is not a JSON report (it starts with byte 0x")
+    expectError(path, "is not a Spool report (it starts with byte 0x")
   }
 
   @Test func aHundredMegabyteFileThatStartsLikeJSON() throws {

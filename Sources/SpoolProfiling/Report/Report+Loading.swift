@@ -101,7 +101,8 @@ enum ReportFileReader {
     func fail(_ problem: ReportFileError.Problem) -> ReportFileError {
       ReportFileError(path: path, problem: problem)
     }
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: a FIFO must not block the open; regular files ignore it.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else {
       let code = errno
       throw fail(code == ENOENT ? .notFound : .system(operation: "open", errno: code))

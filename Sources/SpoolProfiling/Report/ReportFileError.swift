@@ -29,7 +29,7 @@ public struct ReportFileError: Error, Sendable, Equatable, CustomStringConvertib
     case empty
     /// The file is larger than ``Report/maximumFileSize``.
     case tooLarge(bytes: Int)
-    /// The file does not start like a JSON object.
+    /// The file does not start like a JSON object (binary garbage, an array, text).
     case notJSON(firstByte: UInt8)
     /// The file is not valid JSON (often a truncated write).
     case malformedJSON(String)
@@ -72,7 +72,7 @@ extension ReportFileError.Problem {
     case .tooLarge(let bytes):
       "is too large for a report (\(bytes) bytes; the limit is \(Report.maximumFileSize))"
     case .notJSON(let byte):
-      "is not a JSON report (it starts with byte 0x\(String(byte, radix: 16)))"
+      "is not a Spool report (it starts with byte 0x\(String(byte, radix: 16)), not '{')"
     case .malformedJSON(let detail): "truncated or malformed JSON (\(detail))"
     case .notAReport(let detail): "is not a Spool report (\(detail))"
     case .unsupportedSchemaVersion(let version):
