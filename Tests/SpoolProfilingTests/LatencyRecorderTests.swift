@@ -45,6 +45,28 @@ private enum Child: Sendable { case toggle }
     #expect(effect.lifetime.maxNanoseconds >= 2_990 && effect.lifetime.maxNanoseconds <= 3_010)
   }
 
+  @Test func effectsEndingOnManyThreadsAreAllCounted() async throws {
+    let recorder = LatencyRecorder<Action>()
+    await withTaskGroup(of: Void.self) { group in
+      for task in 0..<8 {
+        group.addTask {
+          for index in 0..<1_000 {
+            let start = UInt64(task * 1_000 + index)
+            recorder.effectStarted(by: .load, at: start)
+            recorder.effectEnded(
+              by: .load, startedAt: start, endedAt: start + 100,
+              outcome: index.isMultiple(of: 2) ? .finished : .cancelled)
+          }
+        }
+      }
+    }
+    let effect = try #require(recorder.recording().effects.first)
+    #expect(effect.started == 8_000)
+    #expect(effect.finished == 4_000)
+    #expect(effect.cancelled == 4_000)
+    #expect(effect.lifetime.count == 8_000)
+  }
+
   @Test func clockSkewedTimestampsCountAsZero() throws {
     let recorder = LatencyRecorder<Action>()
     recorder.actionReduced(.tap, enqueuedAt: 500, startedAt: 400, endedAt: 300)
