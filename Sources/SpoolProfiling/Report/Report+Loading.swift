@@ -1,0 +1,161 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+extension Report {
+  /// The largest report file Spool reads: 64 MiB. Reports are kilobytes to a few megabytes
+  /// (the trace sample is bounded); anything bigger is not one of ours.
+  public static let maximumFileSize = 64 << 20
+
+  /// Reads a JSON report from `path`.
+  ///
+  /// Checks before it reads: the path must be a regular, non-empty file of at most
+  /// ``maximumFileSize`` bytes whose first non-blank byte is `{`. Only then is the file read
+  /// (once, into a buffer of its size), its ``schemaVersion`` checked, and the report decoded.
+  ///
+  /// - Throws: ``ReportFileError`` naming `path` and the problem.
+  ///
+  /// ```swift
+  /// let report = try Report.load(from: "Profiles/counter.json")
+  /// ```
+  public static func load(from path: String) throws(ReportFileError) -> Report {
+    let bytes = try ReportFileReader.read(path)
+    return try decode(bytes, path: path)
+  }
+
+  /// Decodes a report from JSON bytes; `path` only names the source in errors.
+  ///
+  /// - Throws: ``ReportFileError`` naming `path` and the problem.
+  ///
+  /// ```swift
+  /// let report = try Report.decode(Array(json.utf8), path: "<stdin>")
+  /// ```
+  public static func decode(_ bytes: [UInt8], path: String) throws(ReportFileError) -> Report {
+    func fail(_ problem: ReportFileError.Problem) -> ReportFileError {
+      ReportFileError(path: path, problem: problem)
+    }
+    guard let first = bytes.first(where: { !Self.isBlank($0) }) else { throw fail(.empty) }
+    guard first == UInt8(ascii: "{") else { throw fail(.notJSON(firstByte: first)) }
+    let data = Data(bytes)
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    let probe: SchemaProbe
+    do {
+      probe = try decoder.decode(SchemaProbe.self, from: data)
+    } catch {
+      throw fail(.malformedJSON(Self.describe(error)))
+    }
+    guard let version = probe.schemaVersion else {
+      throw fail(.notAReport("no schemaVersion field"))
+    }
+    guard version == currentSchemaVersion else { throw fail(.unsupportedSchemaVersion(version)) }
+    do {
+      return try decoder.decode(Report.self, from: data)
+    } catch {
+      throw fail(.notAReport(Self.describe(error)))
+    }
+  }
+
+  private struct SchemaProbe: Decodable {
+    var schemaVersion: Int?
+  }
+
+  private static func isBlank(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+  }
+
+  /// One line, at most 160 characters, saying what the decoder disliked and where.
+  private static func describe(_ error: any Error) -> String {
+    let text: String
+    switch error as? DecodingError {
+    case .keyNotFound(let key, let context)?:
+      text = "missing field '\(path(context.codingPath + [key]))'"
+    case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+      text = "field '\(path(context.codingPath))': \(context.debugDescription)"
+    case .dataCorrupted(let context)?:
+      let underlying = context.underlyingError.map { "\($0)" } ?? ""
+      text = context.codingPath.isEmpty
+        ? "\(context.debugDescription) \(underlying)"
+        : "field '\(path(context.codingPath))': \(context.debugDescription)"
+    default:
+      text = "\(error)"
+    }
+    let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+      .trimmingCharacters(in: .whitespaces)
+    return oneLine.count > 160 ? String(oneLine.prefix(157)) + "..." : oneLine
+  }
+
+  private static func path(_ codingPath: [any CodingKey]) -> String {
+    codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
+      .joined().drop { $0 == "." }.description
+  }
+}
+
+/// Reads a report file with the checks ``Report/load(from:)`` promises, through POSIX calls.
+enum ReportFileReader {
+  static func read(_ path: String) throws(ReportFileError) -> [UInt8] {
+    func fail(_ problem: ReportFileError.Problem) -> ReportFileError {
+      ReportFileError(path: path, problem: problem)
+    }
+    // O_NONBLOCK: a FIFO must not block the open; regular files ignore it.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard descriptor >= 0 else {
+      let code = errno
+      throw fail(code == ENOENT ? .notFound : .system(operation: "open", errno: code))
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else {
+      throw fail(.system(operation: "fstat", errno: errno))
+    }
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw fail(.isDirectory)
+    default: throw fail(.notRegularFile)
+    }
+    let size = Int(status.st_size)
+    guard size > 0 else { throw fail(.empty) }
+    // Look at the first bytes before the size: garbage is reported as garbage, however large.
+    let head = try readUpTo(Swift.min(size, 4096), from: descriptor, path: path)
+    if let first = head.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }),
+      first != UInt8(ascii: "{")
+    {
+      throw fail(.notJSON(firstByte: first))
+    }
+    guard size <= Report.maximumFileSize else { throw fail(.tooLarge(bytes: size)) }
+    // The file may grow between fstat and read; never read past the limit.
+    let rest = try readUpTo(Report.maximumFileSize + 1 - head.count, from: descriptor, path: path)
+    guard head.count + rest.count <= Report.maximumFileSize else {
+      throw fail(.tooLarge(bytes: head.count + rest.count))
+    }
+    let bytes = head + rest
+    guard !bytes.isEmpty else { throw fail(.empty) }
+    return bytes
+  }
+
+  /// Reads until `limit` bytes or end of file, retrying `EINTR`.
+  private static func readUpTo(
+    _ limit: Int, from descriptor: Int32, path: String
+  ) throws(ReportFileError) -> [UInt8] {
+    var buffer: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: Swift.min(Swift.max(limit, 0), 1 << 20))
+    while buffer.count < limit {
+      let wanted = Swift.min(chunk.count, limit - buffer.count)
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, wanted) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        let code = errno
+        throw ReportFileError(
+          path: path,
+          problem: code == EISDIR ? .isDirectory : .system(operation: "read", errno: code))
+      }
+      if count == 0 { break }
+      buffer.append(contentsOf: chunk[..<count])
+    }
+    return buffer
+  }
+}

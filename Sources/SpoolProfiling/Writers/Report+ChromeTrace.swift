@@ -1,0 +1,96 @@
+import Foundation
+
+extension Report {
+  /// Chrome trace-event JSON (the "JSON object format") of every workload's trace sample.
+  ///
+  /// Each workload is a process; each track a thread. Reduces and signpost intervals are
+  /// complete events (`X`), point events are instants (`i`), and queue waits and effects,
+  /// which overlap, are async slices (`b`/`e`). Times are microseconds from the earliest
+  /// interval of the report.
+  func chromeTraceBytes() -> [UInt8] {
+    let origin = workloads.flatMap(\.trace).map(\.startNanoseconds).min() ?? 0
+    var events: [ChromeTraceEvent] = []
+    var nextAsyncID = 1
+    for (index, workload) in workloads.enumerated() {
+      let pid = index + 1
+      events.append(.metadata("process_name", pid: pid, tid: nil, name: workload.name))
+      var tracks: [String: Int] = [:]
+      for interval in workload.trace {
+        let tid: Int
+        if let known = tracks[interval.track] {
+          tid = known
+        } else {
+          tid = tracks.count + 1
+          tracks[interval.track] = tid
+          events.append(.metadata("thread_name", pid: pid, tid: tid, name: interval.track))
+        }
+        let offset = interval.startNanoseconds &- Swift.min(origin, interval.startNanoseconds)
+        let start = Double(offset) / 1e3
+        let duration = Double(interval.durationNanoseconds) / 1e3
+        var event = ChromeTraceEvent(
+          name: interval.name, cat: interval.kind.rawValue, ph: "X", ts: start, pid: pid, tid: tid)
+        switch interval.kind {
+        case .reduce, .interval:
+          event.dur = duration
+          events.append(event)
+        case .event:
+          event.ph = "i"
+          event.s = "t"
+          events.append(event)
+        case .queueWait, .effect:
+          event.ph = "b"
+          event.id = nextAsyncID
+          events.append(event)
+          event.ph = "e"
+          event.ts = start + duration
+          events.append(event)
+          nextAsyncID += 1
+        }
+      }
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    do {
+      return Array(try encoder.encode(ChromeTrace(traceEvents: events))) + [0x0A]
+    } catch {
+      preconditionFailure("Internal inconsistency: trace is not encodable: \(error)")
+    }
+  }
+}
+
+/// The top level of a Chrome trace file.
+struct ChromeTrace: Codable {
+  var traceEvents: [ChromeTraceEvent]
+  var displayTimeUnit = "ns"
+}
+
+/// One trace event; field names are the format's own.
+struct ChromeTraceEvent: Codable {
+  struct Arguments: Codable { var name: String }
+
+  var name: String
+  var cat: String?
+  var ph: String
+  var ts: Double?
+  var dur: Double?
+  var pid: Int
+  var tid: Int?
+  var id: Int?
+  var s: String?
+  var args: Arguments?
+
+  init(name: String, cat: String?, ph: String, ts: Double?, pid: Int, tid: Int?) {
+    self.name = name
+    self.cat = cat
+    self.ph = ph
+    self.ts = ts
+    self.pid = pid
+    self.tid = tid
+  }
+
+  static func metadata(_ kind: String, pid: Int, tid: Int?, name: String) -> Self {
+    var event = ChromeTraceEvent(name: kind, cat: nil, ph: "M", ts: nil, pid: pid, tid: tid)
+    event.args = Arguments(name: name)
+    return event
+  }
+}

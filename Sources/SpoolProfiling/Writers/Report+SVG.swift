@@ -1,0 +1,114 @@
+import Foundation
+
+extension Report {
+  /// An SVG plot per workload of the latency percentile distribution: a log-scaled percentile
+  /// axis (0, 90, 99, 99.9, 99.99, 99.999) across, log-scaled latency up, one color per action
+  /// case, reduce time solid and queue wait dashed.
+  func percentilePlotSVG() -> String {
+    let plots = workloads.filter { !$0.actionCases.isEmpty }
+    let layout = PlotLayout()
+    let height = max(1, plots.count) * layout.panelHeight
+    var svg = """
+      <svg xmlns="http://www.w3.org/2000/svg" width="\(layout.width)" height="\(height)" \
+      viewBox="0 0 \(layout.width) \(height)" font-family="sans-serif" font-size="11">
+      <rect width="100%" height="100%" fill="white"/>
+
+      """
+    if plots.isEmpty {
+      svg += "<text x=\"20\" y=\"30\">No latency figures in this report.</text>\n"
+    }
+    for (index, workload) in plots.enumerated() {
+      svg += layout.panel(workload, top: index * layout.panelHeight)
+    }
+    return svg + "</svg>\n"
+  }
+}
+
+/// Geometry and drawing of one SVG panel.
+struct PlotLayout {
+  let width = 900
+  let panelHeight = 420
+  let left = 70.0
+  let right = 230.0
+  let top = 40.0
+  let bottom = 50.0
+  /// Decades of `1 / (1 - p)` on the percentile axis: 0 … 5 is 0% … 99.999%.
+  let decades = 5.0
+
+  static let colors = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf",
+  ]
+
+  func panel(_ workload: WorkloadReport, top panelTop: Int) -> String {
+    let plotWidth = Double(width) - left - right
+    let plotHeight = Double(panelHeight) - top - bottom
+    let originY = Double(panelTop) + top
+    let values = workload.actionCases.flatMap { row in
+      (row.reduce.distribution + row.queueWait.distribution).map(\.nanoseconds)
+    }.filter { $0 > 0 }
+    let low = floor(log10(Double(values.min() ?? 1)))
+    let high = max(low + 1, ceil(log10(Double(values.max() ?? 10))))
+    func x(_ percentile: Double) -> Double {
+      let tail = max(1 - percentile / 100, pow(10, -decades))
+      return left + plotWidth * min(decades, -log10(tail)) / decades
+    }
+    func y(_ nanoseconds: UInt64) -> Double {
+      let value = log10(max(1, Double(nanoseconds)))
+      return originY + plotHeight * (1 - (value - low) / (high - low))
+    }
+    var svg = "<g>\n"
+    svg += text(left, originY - 14, "\(workload.name): latency by percentile", weight: "bold")
+    svg += "<rect x=\"\(f(left))\" y=\"\(f(originY))\" width=\"\(f(plotWidth))\" "
+      + "height=\"\(f(plotHeight))\" fill=\"none\" stroke=\"#999\"/>\n"
+    for (decade, label) in ["0%", "90%", "99%", "99.9%", "99.99%", "99.999%"].enumerated() {
+      let gx = left + plotWidth * Double(decade) / decades
+      svg += line(gx, originY, gx, originY + plotHeight)
+      svg += text(gx, originY + plotHeight + 16, label, anchor: "middle")
+    }
+    for exponent in Int(low)...Int(high) {
+      let gy = y(UInt64(pow(10, Double(exponent))))
+      svg += line(left, gy, left + plotWidth, gy)
+      svg += text(left - 6, gy + 4, DurationText.nanoseconds(pow(10, Double(exponent))),
+        anchor: "end")
+    }
+    svg += text(left + plotWidth / 2, originY + plotHeight + 36, "percentile", anchor: "middle")
+    for (index, row) in workload.actionCases.enumerated() {
+      let color = Self.colors[index % Self.colors.count]
+      for (summary, dash) in [(row.reduce, ""), (row.queueWait, " stroke-dasharray=\"5,3\"")] {
+        let points = summary.distribution.filter { $0.percentile < 100 }
+          .map { "\(f(x($0.percentile))),\(f(y($0.nanoseconds)))" }
+        guard !points.isEmpty else { continue }
+        svg += "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\"\(dash) "
+          + "points=\"\(points.joined(separator: " "))\"/>\n"
+      }
+      let legendY = originY + 14 + Double(index) * 16
+      let legendX = left + plotWidth + 14
+      svg += "<line x1=\"\(f(legendX))\" y1=\"\(f(legendY - 4))\" x2=\"\(f(legendX + 18))\" "
+        + "y2=\"\(f(legendY - 4))\" stroke=\"\(color)\" stroke-width=\"2\"/>\n"
+      svg += text(legendX + 24, legendY, row.label)
+    }
+    let noteY = originY + plotHeight - 4
+    svg += text(left + plotWidth + 14, noteY, "solid: reduce · dashed: queue wait")
+    return svg + "</g>\n"
+  }
+
+  private func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> String {
+    "<line x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"#eee\"/>\n"
+  }
+
+  private func text(
+    _ x: Double, _ y: Double, _ content: String, anchor: String = "start",
+    weight: String = "normal"
+  ) -> String {
+    "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\" font-weight=\"\(weight)\">"
+      + escape(content) + "</text>\n"
+  }
+
+  private func f(_ value: Double) -> String { String(format: "%.1f", value) }
+
+  private func escape(_ text: String) -> String {
+    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+  }
+}

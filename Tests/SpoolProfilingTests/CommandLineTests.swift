@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Runs the built `spool` executable next to the test bundle, when it has been built
+/// (`swift build` builds it; `swift build --build-tests` does too).
+@Suite struct CommandLineTests {
+  static let spool: String = {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    return bundle.appendingPathComponent("spool").path
+  }()
+
+  private func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Self.spool)
+    process.arguments = arguments
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (
+      process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+      String(decoding: errorData, as: UTF8.self)
+    )
+  }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func reportAndCompareExitCodes() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let base = directory.file("base.json")
+    try Fixtures.report().write(to: base, format: .json)
+    let slow = directory.file("slow.json")
+    try Fixtures.report([Fixtures.workload(throughput: 500_000)]).write(to: slow, format: .json)
+
+    let table = try run(["report", base])
+    #expect(table.status == 0)
+    #expect(table.output.contains("incrementButtonTapped"))
+
+    let missing = try run(["report", directory.file("missing.json")])
+    #expect(missing.status == 1)
+    #expect(missing.error == "error: \(directory.file("missing.json")): no such file\n")
+
+    #expect(try run(["compare", base, base]).status == 0)
+    let regressed = try run(["compare", base, slow, "--threshold", "10%"])
+    #expect(regressed.status == 1)
+    #expect(regressed.output.contains("REGRESSION"))
+    #expect(try run(["compare", base, directory.path]).status == 2)
+  }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@testable import SpoolProfiling
+
+/// `Report.load(from:)` on bad input: one-line errors that name the file and the problem.
+@Suite struct ReportLoadingTests {
+  private func loadError(_ path: String) -> ReportFileError? {
+    do {
+      _ = try Report.load(from: path)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  private func expectError(
+    _ path: String, _ problem: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let error = loadError(path)
+    let text = error.map { "\($0)" } ?? "no error"
+    #expect(text.hasPrefix("\(path): "), sourceLocation: sourceLocation)
+    #expect(text.contains(problem), "\(text)", sourceLocation: sourceLocation)
+    #expect(!text.contains("\n"), sourceLocation: sourceLocation)
+  }
+
+  @Test func aMissingFile() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    expectError(directory.file("absent.json"), "no such file")
+  }
+
+  @Test func anEmptyFile() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    expectError(try directory.write("", to: "empty.json"), "is empty")
+    expectError(try directory.write("  \n", to: "blank.json"), "is empty")
+  }
+
+  @Test func truncatedJSON() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let json = String(decoding: Fixtures.report().rendered(as: .json), as: UTF8.self)
+    let path = try directory.write(String(json.prefix(json.count / 2)), to: "cut.json")
+    expectError(path, "truncated or malformed JSON")
+  }
+
+  @Test func anotherSchemaVersion() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = try directory.write(#"{"schemaVersion": 99, "workloads": []}"#, to: "v99.json")
+    expectError(path, "has schema version 99; this spool reads version 1")
+  }
+
+  @Test func jsonThatIsNotAReport() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    expectError(try directory.write(#"{"name": 1}"#, to: "other.json"), "no schemaVersion")
+    expectError(
+      try directory.write(#"{"schemaVersion": 1, "workloads": []}"#, to: "partial.json"),
+      "missing field 'environment'")
+    expectError(
+      try directory.write("[1, 2]", to: "array.json"),
+      "is not a Spool report (it starts with byte 0x5b, not '{')")
+  }
+
+  @Test func aDirectory() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    expectError(directory.path, "is a directory")
+  }
+
+  @Test func aFIFODoesNotBlock() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("pipe.json")
+    #expect(mkfifo(path, 0o600) == 0)
+    expectError(path, "is not a regular file")
+  }
+
+  @Test func aHundredMegabytesOfGarbage() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("garbage.json")
+    // Garbage bytes, then a sparse extension to 100 MB: cheap to make, 100 MB to a reader.
+    var generator = SystemRandomNumberGenerator()
+    let garbage = (0..<65_536).map { _ in UInt8.random(in: 0x80...0xFF, using: &generator) }
+    try Data(garbage).write(to: URL(fileURLWithPath: path))
+    #expect(truncate(path, 100 << 20) == 0)
+    expectError(path, "is not a Spool report (it starts with byte 0x")
+  }
+
+  @Test func aHundredMegabyteFileThatStartsLikeJSON() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = try directory.write(#"{"schemaVersion": 1, "#, to: "huge.json")
+    #expect(truncate(path, 100 << 20) == 0)
+    expectError(path, "is too large for a report (104857600 bytes")
+  }
+
+  @Test func aReportFileReadsBack() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("good.json")
+    try Fixtures.report().write(to: path, format: .json)
+    #expect(try Report.load(from: path) == Fixtures.report())
+  }
+}
