@@ -34,7 +34,7 @@ extension Reducer {
       child: child(),
       toChildState: AnyCasePath(toChildState),
       toChildAction: AnyCasePath(toChildAction),
-      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+      location: OperatorLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
 }
@@ -45,7 +45,7 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let child: Child
   let toChildState: AnyCasePath<Parent.State, Child.State>
   let toChildAction: AnyCasePath<Parent.Action, Child.Action>
-  let location: SourceLocation
+  let location: OperatorLocation
 
   public func reduce(
     into state: inout Parent.State, action: Parent.Action

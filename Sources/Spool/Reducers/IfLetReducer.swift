@@ -36,13 +36,13 @@ extension Reducer {
       child: child(),
       toChildState: toChildState,
       toChildAction: AnyCasePath(toChildAction),
-      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+      location: OperatorLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
 }
 
 /// Where an operator was applied, for the messages it reports.
-public struct SourceLocation: Sendable {
+struct OperatorLocation: Sendable {
   let fileID: StaticString
   let filePath: StaticString
   let line: UInt
@@ -59,7 +59,7 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let child: Child
   let toChildState: WritableKeyPath<Parent.State, Child.State?>
   let toChildAction: AnyCasePath<Parent.Action, Child.Action>
-  let location: SourceLocation
+  let location: OperatorLocation
 
   public func reduce(
     into state: inout Parent.State, action: Parent.Action
