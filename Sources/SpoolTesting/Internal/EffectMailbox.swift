@@ -1,0 +1,89 @@
+import Synchronization
+
+/// What effect tasks share with their test store: the actions they send and the ledger of
+/// effects still in flight.
+///
+/// Effect tasks write here from the test store's executor (or, for effects that hop elsewhere,
+/// from any thread); the test store reads it between jobs. Everything is protected by `state`'s
+/// mutex. Each change wakes a test store that waits for work (``Wakeup``).
+final class EffectMailbox<Action: Sendable>: Sendable {
+  struct InFlightEffect: Sendable {
+    /// The action whose reduce returned the effect.
+    var origin: Action
+    /// Where the test sent (or received) `origin`.
+    var location: TestLocation
+    /// How many of the effect's tasks have not ended (negative for a moment if one ends before
+    /// it was counted).
+    var runningTasks: Int
+  }
+
+  private struct State {
+    var actions: [Action] = []
+    var inFlight: [Int: InFlightEffect] = [:]
+    var nextID = 0
+  }
+
+  private let state = Mutex(State())
+  let wakeup = Wakeup()
+
+  /// Called by an effect's `Send`: the action waits here until the test store reduces it.
+  func post(_ action: Action) {
+    state.withLock { $0.actions.append(action) }
+    wakeup.signal()
+  }
+
+  /// Takes the posted actions, oldest first.
+  func takeActions() -> [Action] {
+    state.withLock { state in
+      defer { state.actions.removeAll() }
+      return state.actions
+    }
+  }
+
+  /// Records an effect of `origin` before its tasks start; returns its ledger ID. The effect
+  /// stays in flight until as many tasks as ``addTasks(_:toEffect:)`` adds have ended.
+  func reserveEffect(of origin: Action, at location: TestLocation) -> Int {
+    state.withLock { state in
+      let id = state.nextID
+      state.nextID += 1
+      state.inFlight[id] = InFlightEffect(origin: origin, location: location, runningTasks: 0)
+      return id
+    }
+  }
+
+  /// Adds `count` started tasks to effect `id`; an effect with no task is not in flight.
+  func addTasks(_ count: Int, toEffect id: Int) {
+    state.withLock { state in
+      state.inFlight[id]?.runningTasks += count
+      if state.inFlight[id]?.runningTasks == 0 { state.inFlight[id] = nil }
+    }
+  }
+
+  /// Called when one task of effect `id` ends.
+  func taskEnded(effect id: Int) {
+    state.withLock { state in
+      state.inFlight[id]?.runningTasks -= 1
+      if state.inFlight[id]?.runningTasks == 0 { state.inFlight[id] = nil }
+    }
+    wakeup.signal()
+  }
+
+  /// Forgets effect `id` (skipped by the test); its tasks may still end later.
+  func forget(effect id: Int) {
+    _ = state.withLock { $0.inFlight.removeValue(forKey: id) }
+  }
+
+  /// The effects in flight, oldest first, with their ledger IDs.
+  var inFlight: [(id: Int, effect: InFlightEffect)] {
+    state.withLock { state in
+      state.inFlight.sorted { $0.key < $1.key }.map { (id: $0.key, effect: $0.value) }
+    }
+  }
+
+  /// Whether effect `id` still has running tasks.
+  func isInFlight(effect id: Int) -> Bool {
+    state.withLock { $0.inFlight[id] != nil }
+  }
+
+  var hasInFlightEffects: Bool { state.withLock { !$0.inFlight.isEmpty } }
+}

@@ -1,0 +1,132 @@
+extension TestStore {
+  /// Waits for every in-flight effect to end, then asserts that no effect is running and that
+  /// every action the effects sent was received.
+  ///
+  /// Effects that are still running when `timeout` has passed (a timer nobody stopped, a sleep
+  /// on a test clock nobody advanced), and actions that were not received, fail the test with a
+  /// message that names the action that started each effect, or each unreceived action. The
+  /// same check runs when the test store is released, so `finish` is needed only to check
+  /// before the end of the test, or at a line of your choosing.
+  ///
+  /// - Parameter timeout: How long to wait for effects working off the test store's executor;
+  ///   the store's ``timeout`` if `nil`.
+  ///
+  /// ```swift
+  /// await store.send(.stopButtonTapped) { $0.isTimerOn = false }
+  /// await store.finish()
+  /// ```
+  public nonisolated(nonsending) func finish(
+    timeout: Duration? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await runEffects(until: { false }, timeout: timeout ?? self.timeout, at: location)
+    reportUnfinishedWork(at: location)
+    await cancelEffects(mailbox.inFlight.map(\.id), at: location)
+  }
+
+  /// Drops the actions that effects sent and the test has not received.
+  ///
+  /// - Parameter strict: Whether to fail when there is no action to skip.
+  ///
+  /// ```swift
+  /// await store.send(.onAppear)
+  /// await store.skipReceivedActions()
+  /// ```
+  public nonisolated(nonsending) func skipReceivedActions(
+    strict: Bool = true,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await runEffectsUntilIdle(at: location)
+    guard !receivedActions.isEmpty else {
+      if strict { location.fail("There were no received actions to skip.") }
+      return
+    }
+    if case .off(showSkippedAssertions: true) = exhaustivity {
+      location.skipped(unreceivedActionsMessage(preamble: "skipped"))
+    }
+    receivedActions.removeAll()
+  }
+
+  /// Cancels the effects in flight, lets them unwind, and stops tracking them.
+  ///
+  /// - Parameter strict: Whether to fail when no effect is in flight.
+  ///
+  /// ```swift
+  /// await store.send(.onAppear)  // starts a long-living effect
+  /// await store.skipInFlightEffects()
+  /// ```
+  public nonisolated(nonsending) func skipInFlightEffects(
+    strict: Bool = true,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await runEffectsUntilIdle(at: location)
+    let inFlight = mailbox.inFlight
+    guard !inFlight.isEmpty else {
+      if strict { location.fail("There were no in-flight effects to skip.") }
+      return
+    }
+    if case .off(showSkippedAssertions: true) = exhaustivity {
+      for (_, effect) in inFlight { effect.location.skipped(stillRunningMessage(effect.origin)) }
+    }
+    await cancelEffects(inFlight.map(\.id), at: location)
+  }
+
+  /// Reports unreceived actions and in-flight effects as ``exhaustivity`` says, then forgets
+  /// them, so that they are reported once.
+  func reportUnfinishedWork(at location: TestLocation) {
+    let inFlight = mailbox.inFlight
+    switch exhaustivity {
+    case .on:
+      if !receivedActions.isEmpty {
+        location.fail(unreceivedActionsMessage(preamble: "unexpected"))
+      }
+      for (_, effect) in inFlight { effect.location.fail(stillRunningMessage(effect.origin)) }
+    case .off(showSkippedAssertions: true):
+      if !receivedActions.isEmpty {
+        location.skipped(unreceivedActionsMessage(preamble: "skipped"))
+      }
+      for (_, effect) in inFlight { effect.location.skipped(stillRunningMessage(effect.origin)) }
+    case .off(showSkippedAssertions: false):
+      break
+    }
+    receivedActions.removeAll()
+  }
+
+  private func unreceivedActionsMessage(preamble: String) -> String {
+    let count = receivedActions.count
+    return """
+      The store received \(count) \(preamble) action\(count == 1 ? "" : "s") that the test \
+      did not receive: …
+
+      Unhandled actions:
+      \(receivedActions.map { describe($0.action) }.joined(separator: "\n"))
+
+      Receive them with "store.receive", or skip them with "store.skipReceivedActions()".
+      """
+  }
+
+  func stillRunningMessage(_ origin: Action) -> String {
+    """
+    An effect returned for this action is still running. It must complete before the end of \
+    the test. …
+
+      Action:
+    \(describe(origin).indented(by: 2))
+
+    Make sure the effect ends: advance the test clock it sleeps on, send the action that \
+    cancels it ("Effect.cancel(id:)"), or skip it with "store.skipInFlightEffects()".
+    """
+  }
+}

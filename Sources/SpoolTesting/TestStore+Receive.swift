@@ -1,0 +1,241 @@
+import CasePaths
+import CustomDump
+
+extension TestStore where Action: Equatable {
+  /// Asserts that an effect sent `expectedAction`, and how it changed the state.
+  ///
+  /// The test store runs its effects until the action has arrived (waiting up to `timeout` only
+  /// for effects that work off its executor). An exhaustive test store requires the oldest
+  /// action not yet received to be `expectedAction`, and shows a diff otherwise; a
+  /// non-exhaustive one skips the actions before the first that matches.
+  ///
+  /// - Parameters:
+  ///   - expectedAction: The action the effect must have sent.
+  ///   - timeout: How long to wait for effects working off the test store's executor; the
+  ///     store's ``timeout`` if `nil`.
+  ///   - updateStateToExpectedResult: Changes the state before the action into the state the
+  ///     test expects after it; `nil` if the state must not change.
+  ///
+  /// ```swift
+  /// await store.send(.factButtonTapped) { $0.isLoading = true }
+  /// await store.receive(.factResponse("1 is a good number.")) {
+  ///   $0.isLoading = false
+  ///   $0.fact = "1 is a good number."
+  /// }
+  /// ```
+  public nonisolated(nonsending) func receive(
+    _ expectedAction: Action,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receiveAction(
+      matching: { $0 == expectedAction },
+      expected: describe(expectedAction),
+      mismatch: { received in
+        let difference =
+          diff(expectedAction, received, format: .proportional)
+          .map { "\($0.indented(by: 4))\n\n(Expected: −, Received: +)" }
+          ?? "Expected:\n\(describe(expectedAction))\n\nReceived:\n\(describe(received))"
+        return "Received unexpected action: …\n\n\(difference)"
+      },
+      timeout: timeout,
+      update: updateStateToExpectedResult,
+      at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
+extension TestStore where Action: CasePathable {
+  /// Asserts that an effect sent an action of the case `actionCase`, and how it changed the
+  /// state.
+  ///
+  /// Works like ``receive(_:timeout:assert:fileID:filePath:line:column:)-(Action,_,_,_,_,_,_)``
+  /// but matches the action's case only, for actions that are not `Equatable` or whose payload
+  /// the test does not care about.
+  ///
+  /// ```swift
+  /// await store.receive(\.searchResponse.success) {
+  ///   $0.results = ["Composable Architecture"]
+  /// }
+  /// ```
+  public nonisolated(nonsending) func receive<Value>(
+    _ actionCase: CaseKeyPath<Action, Value>,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receiveAction(
+      matching: { $0[case: actionCase] != nil },
+      expected: "  an action of the case \(describeCase(actionCase))",
+      mismatch: { received in
+        """
+        Received unexpected action: …
+
+          Expected an action of the case \(describeCase(actionCase)), received:
+        \(describe(received).indented(by: 2))
+        """
+      },
+      timeout: timeout,
+      update: updateStateToExpectedResult,
+      at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+
+  /// Asserts that an effect sent the action of the case `actionCase` with the payload `value`,
+  /// and how it changed the state.
+  ///
+  /// ```swift
+  /// await store.receive(\.factResponse, "1 is a good number.") {
+  ///   $0.fact = "1 is a good number."
+  /// }
+  /// ```
+  public nonisolated(nonsending) func receive<Value: Equatable>(
+    _ actionCase: CaseKeyPath<Action, Value>,
+    _ value: Value,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receiveAction(
+      matching: { $0[case: actionCase] == value },
+      expected: describe(AnyCasePath(actionCase).embed(value)),
+      mismatch: { received in
+        let expected = AnyCasePath(actionCase).embed(value)
+        let difference =
+          diff(expected, received, format: .proportional)
+          .map { "\($0.indented(by: 4))\n\n(Expected: −, Received: +)" }
+          ?? "Expected:\n\(describe(expected))\n\nReceived:\n\(describe(received))"
+        return "Received unexpected action: …\n\n\(difference)"
+      },
+      timeout: timeout,
+      update: updateStateToExpectedResult,
+      at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
+extension TestStore {
+  /// Asserts that an effect sent an action for which `isMatching` holds, and how it changed
+  /// the state.
+  ///
+  /// ```swift
+  /// await store.receive({ if case .tick = $0 { true } else { false } }) {
+  ///   $0.seconds = 1
+  /// }
+  /// ```
+  public nonisolated(nonsending) func receive(
+    _ isMatching: (_ action: Action) -> Bool,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receiveAction(
+      matching: isMatching,
+      expected: "  an action matching the predicate",
+      mismatch: { received in
+        """
+        Received action that does not match the predicate: …
+
+        \(describe(received))
+        """
+      },
+      timeout: timeout,
+      update: updateStateToExpectedResult,
+      at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+
+  nonisolated(nonsending) func receiveAction(
+    matching isMatching: (Action) -> Bool,
+    expected: String,
+    mismatch: (Action) -> String,
+    timeout: Duration?,
+    update: ((inout State) throws -> Void)?,
+    at location: TestLocation
+  ) async {
+    let exhaustive = exhaustivity == .on
+    await runEffects(
+      until: {
+        exhaustive
+          ? !receivedActions.isEmpty
+          : receivedActions.contains { isMatching($0.action) }
+      },
+      timeout: timeout ?? self.timeout,
+      at: location
+    )
+    switch exhaustivity {
+    case .on:
+      guard !receivedActions.isEmpty else {
+        location.fail(nothingReceived(expected: expected))
+        return
+      }
+      let received = receivedActions.removeFirst()
+      if !isMatching(received.action) { location.fail(mismatch(received.action)) }
+      expectState(
+        from: received.stateBefore, to: received.stateAfter, update: update, at: location
+      )
+    case let .off(showSkippedAssertions):
+      guard let index = receivedActions.firstIndex(where: { isMatching($0.action) }) else {
+        location.fail(nothingReceived(expected: expected))
+        return
+      }
+      if showSkippedAssertions, index > 0 {
+        location.skipped(
+          """
+          \(index) received action\(index == 1 ? " was" : "s were") skipped:
+
+          \(receivedActions[..<index].map { describe($0.action) }.joined(separator: "\n"))
+          """
+        )
+      }
+      let received = receivedActions[index]
+      receivedActions.removeFirst(index + 1)
+      expectState(
+        from: received.stateBefore, to: received.stateAfter, update: update, at: location
+      )
+    }
+    await runEffectsUntilIdle(at: location)
+  }
+
+  private func nothingReceived(expected: String) -> String {
+    let others =
+      receivedActions.isEmpty
+      ? "No action was received"
+      : """
+      Received instead:
+      \(receivedActions.map { describe($0.action) }.joined(separator: "\n"))
+      """
+    let inFlight = mailbox.inFlight
+    let waiting =
+      inFlight.isEmpty
+      ? "No effect is in flight."
+      : "\(inFlight.count) effect\(inFlight.count == 1 ? " is" : "s are") still in flight."
+    return """
+      Expected to receive an action, but received none: …
+
+        Expected:
+      \(expected)
+
+      \(others). \(waiting)
+      """
+  }
+}
+
+/// A readable name for a case key path, for failure messages.
+func describeCase<Root, Value>(_ keyPath: CaseKeyPath<Root, Value>) -> String {
+  let text = String(describing: keyPath)
+  return text.contains("<unknown>") ? "\\\(Root.self).\(Value.self)" : text
+}

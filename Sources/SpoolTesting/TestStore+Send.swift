@@ -1,0 +1,57 @@
+extension TestStore {
+  /// Sends `action` and asserts how it changes the state.
+  ///
+  /// The test store first runs its effects until they can go no further; if they sent actions
+  /// the test has not received, an exhaustive test store fails (receive them first, as in TCA).
+  /// Then it reduces `action`, checks the change against `updateStateToExpectedResult` (a
+  /// difference fails with a diff, at the caller's line), starts the action's effects and runs
+  /// them until they suspend or end.
+  ///
+  /// Unlike TCA's, this `send` is `async` in every case, because effects progress only inside the
+  /// test store's steps.
+  ///
+  /// - Parameters:
+  ///   - action: The action to send.
+  ///   - updateStateToExpectedResult: Changes the state before the action into the state the
+  ///     test expects after it; `nil` if the state must not change.
+  /// - Returns: A handle on the action's effects, to finish or cancel them.
+  ///
+  /// ```swift
+  /// await store.send(.incrementButtonTapped) {
+  ///   $0.count = 1
+  /// }
+  /// ```
+  @discardableResult
+  public nonisolated(nonsending) func send(
+    _ action: Action,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> TestStoreTask {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await runEffectsUntilIdle(at: location)
+    if !receivedActions.isEmpty {
+      let message = """
+        Must handle \(receivedActions.count) received \
+        action\(receivedActions.count == 1 ? "" : "s") before sending an action: …
+
+        Unhandled actions:
+        \(receivedActions.map { describe($0.action) }.joined(separator: "\n"))
+        """
+      switch exhaustivity {
+      case .on: location.fail(message)
+      case .off(showSkippedAssertions: true): location.skipped(message)
+      case .off(showSkippedAssertions: false): break
+      }
+      receivedActions.removeAll()
+    }
+    let before = state
+    let effect = reduce(action)
+    expectState(from: before, to: state, update: updateStateToExpectedResult, at: location)
+    let started = start(effect, of: action, at: location)
+    await runEffectsUntilIdle(at: location)
+    return TestStoreTask(store: self, effects: started.ids, tasks: started.tasks)
+  }
+}
