@@ -38,7 +38,7 @@ extension TestStore where Action: Equatable {
       mismatch: { received in
         let difference =
           diff(expectedAction, received, format: .proportional)
-          .map { "\($0.indented(by: 4))\n\n(Expected: −, Received: +)" }
+          .map { "\($0.indented(by: 2))\n\n(Expected: −, Received: +)" }
           ?? "Expected:\n\(describe(expectedAction))\n\nReceived:\n\(describe(received))"
         return "Received unexpected action: …\n\n\(difference)"
       },
@@ -113,7 +113,7 @@ extension TestStore where Action: CasePathable {
         let expected = AnyCasePath(actionCase).embed(value)
         let difference =
           diff(expected, received, format: .proportional)
-          .map { "\($0.indented(by: 4))\n\n(Expected: −, Received: +)" }
+          .map { "\($0.indented(by: 2))\n\n(Expected: −, Received: +)" }
           ?? "Expected:\n\(describe(expected))\n\nReceived:\n\(describe(received))"
         return "Received unexpected action: …\n\n\(difference)"
       },

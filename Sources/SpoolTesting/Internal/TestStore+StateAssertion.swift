@@ -81,7 +81,7 @@ extension TestStore {
     return """
       \(preamble)
 
-      \(difference.indented(by: 4))
+      \(difference.indented(by: 2))
 
       (Expected: −, Actual: +)
       """

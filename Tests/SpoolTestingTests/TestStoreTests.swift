@@ -1,0 +1,255 @@
+import Clocks
+import Spool
+import SpoolTesting
+import Testing
+
+@Suite struct TestStoreTests {
+  @Test func aWrongStateExpectationFailsWithADiff() async {
+    let store = TestStore(initialState: Harness.State()) { Harness() }
+    await withKnownIssue {
+      await store.send(.increment) { $0.count = 2 }
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("A state change does not match expectation")
+        && text.contains("count: 2") && text.contains("count: 1")
+    }
+    #expect(store.state.count == 1)
+  }
+
+  @Test func anUndescribedChangeFails() async {
+    let store = TestStore(initialState: Harness.State()) { Harness() }
+    await withKnownIssue {
+      await store.send(.increment)
+    } matching: { text(of: $0).contains("State was not expected to change") }
+  }
+
+  @Test func aClosureThatChangesNothingFails() async {
+    let store = TestStore(initialState: Harness.State()) { Harness() }
+    await withKnownIssue {
+      await store.send(.rename("")) { $0.name = "" }
+    } matching: { text(of: $0).contains("Expected state to change, but no change occurred") }
+  }
+
+  @Test func sendReportsAtTheCallersLine() async {
+    let store = TestStore(initialState: Harness.State()) { Harness() }
+    let line: UInt = #line + 2
+    await withKnownIssue {
+      await store.send(.increment) { $0.count = 5 }
+    } matching: { issue in
+      issue.sourceLocation?.line == Int(line)
+        && issue.sourceLocation?.fileID == "SpoolTestingTests/TestStoreTests.swift"
+    }
+  }
+
+  @Test func receivingAnActionThatNeverArrivedFailsAndNamesIt() async {
+    let store = TestStore(initialState: Harness.State()) { Harness() }
+    await withKnownIssue {
+      await store.receive(.rename("Blob"))
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("Expected to receive an action, but received none")
+        && text.contains("Blob")
+    }
+  }
+
+  @Test func receivingTheWrongActionFailsWithADiff() async {
+    let store = TestStore(initialState: Harness.State()) {
+      Harness { .run { send in await send(.rename("Blob")) } }
+    }
+    await store.send(.start)
+    await withKnownIssue {
+      await store.receive(.rename("Blob Jr.")) { $0.name = "Blob" }
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("Received unexpected action") && text.contains("Blob Jr.")
+    }
+  }
+
+  @Test func receiveByCaseKeyPathAndByPayload() async {
+    let store = TestStore(initialState: Harness.State()) {
+      Harness {
+        .run { send in
+          await send(.rename("Blob"))
+          await send(.logged("a"))
+          await send(.increment)
+        }
+      }
+    }
+    await store.send(.start)
+    await store.receive(\.rename) { $0.name = "Blob" }
+    await store.receive(\.logged, "a") { $0.log = ["a"] }
+    await store.receive({ $0 == .increment }) { $0.count = 1 }
+  }
+
+  @Test func anUnreceivedActionFailsAtFinishAndNamesIt() async {
+    let store = TestStore(initialState: Harness.State()) {
+      Harness { .send(.rename("Blob")) }
+    }
+    await store.send(.start)
+    await withKnownIssue {
+      await store.finish()
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("did not receive") && text.contains("Blob")
+    }
+  }
+
+  @Test func anUnreceivedActionFailsWhenTheStoreIsReleased() async {
+    await withKnownIssue {
+      let store = TestStore(initialState: Harness.State()) {
+        Harness { .send(.rename("Blob")) }
+      }
+      await store.send(.start)
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("did not receive") && text.contains("Blob")
+    }
+  }
+
+  @Test func anEffectStillRunningFailsWhenTheStoreIsReleased() async {
+    await withKnownIssue {
+      let store = TestStore(initialState: Harness.State()) {
+        Harness { .run { _ in await suspendUntilCancelled() } }
+      }
+      await store.send(.start)
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("still running") && text.contains("start")
+    }
+  }
+
+  @Test func sendingWithUnreceivedActionsFails() async {
+    let store = TestStore(initialState: Harness.State()) {
+      Harness { .send(.increment) }
+    }
+    await store.send(.start)
+    await withKnownIssue {
+      await store.send(.rename("Blob")) { $0.name = "Blob" }
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("Must handle 1 received action before sending an action")
+        && text.contains("increment")
+    }
+  }
+
+  @Test func synchronousSendsAreReceivedInOrder() async {
+    let store = TestStore(initialState: Harness.State()) {
+      Harness { .concatenate(.send(.increment), .send(.rename("Blob"))) }
+    }
+    await store.send(.start)
+    await store.receive(.increment) { $0.count = 1 }
+    await store.receive(.rename("Blob")) { $0.name = "Blob" }
+  }
+
+  @Test func skipReceivedActions() async {
+    let store = TestStore(initialState: Harness.State()) {
+      Harness { .merge(.send(.increment), .send(.increment)) }
+    }
+    await store.send(.start)
+    await store.skipReceivedActions()
+    #expect(store.state.count == 2)
+    await withKnownIssue {
+      await store.skipReceivedActions()
+    } matching: { text(of: $0).contains("There were no received actions to skip") }
+  }
+
+  @Test func skipInFlightEffectsCancelsThem() async {
+    let store = TestStore(initialState: Harness.State()) {
+      Harness {
+        .run { send in
+          await suspendUntilCancelled()
+          await send(.increment)
+        }
+      }
+    }
+    await store.send(.start)
+    await store.skipInFlightEffects()
+    await store.finish()
+    await withKnownIssue {
+      await store.skipInFlightEffects()
+    } matching: { text(of: $0).contains("There were no in-flight effects to skip") }
+  }
+
+  @Test func cancellationByIDEndsTheEffect() async {
+    let store = TestStore(initialState: Harness.State()) {
+      Harness {
+        .run { _ in await suspendUntilCancelled() }
+          .cancellable(id: Harness.CancelID.work)
+      }
+    }
+    await store.send(.start)
+    await store.send(.cancel)
+    await store.finish()
+  }
+
+  @Test func taskFinishAndCancel() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Harness.State()) {
+      Harness {
+        .run { send in
+          try await clock.sleep(for: .seconds(1))
+          await send(.increment)
+        }
+      }
+    }
+    let first = await store.send(.start)
+    await clock.advance(by: .seconds(1))
+    await first.finish()
+    await store.receive(.increment) { $0.count = 1 }
+
+    let second = await store.send(.start)
+    #expect(!second.isCancelled)
+    await second.cancel()
+    #expect(second.isCancelled)
+    await withKnownIssue {
+      let third = await store.send(.start)
+      await third.finish(timeout: .zero)
+    } matching: { text(of: $0).contains("Expected the task to finish") }
+    await store.skipInFlightEffects()
+  }
+
+  @Test func effectsUseTheOverriddenDependencies() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.numberFact.fetch = { _ in throw FactError() }
+    }
+    await store.send(.factButtonTapped) { $0.isLoading = true }
+    await store.receive(\.factFailed) { $0.isLoading = false }
+    store.dependencies.numberFact.fetch = { "\($0) is zero." }
+    await store.send(.factButtonTapped) { $0.isLoading = true }
+    await clock.advance(by: .seconds(1))
+    await store.receive(.factResponse("0 is zero.")) {
+      $0.isLoading = false
+      $0.fact = "0 is zero."
+    }
+  }
+
+  @Test func anEffectThatHopsToAnotherActorIsAwaited() async {
+    let elsewhere = Elsewhere()
+    let store = TestStore(initialState: Harness.State()) {
+      Harness {
+        .run { send in
+          let value = await elsewhere.echo("hopped")
+          await send(.logged(value))
+        }
+      }
+    }
+    await store.send(.start)
+    await store.receive(.logged("hopped")) { $0.log = ["hopped"] }
+  }
+
+  @Test @MainActor func worksFromTheMainActor() async {
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.numberFact.fetch = { "\($0) is a good number." }
+    }
+    await store.send(.factButtonTapped) { $0.isLoading = true }
+    await store.receive(\.factResponse) {
+      $0.isLoading = false
+      $0.fact = "0 is a good number."
+    }
+  }
+}
