@@ -68,7 +68,12 @@ let package = Package(
     ),
     .target(
       name: "SpoolWorkloads",
-      dependencies: ["Spool", "SpoolIO", "SpoolProfiling"]
+      dependencies: [
+        "Spool", "SpoolIO", "SpoolProfiling",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ]
     ),
     .executableTarget(
       name: "spool",

@@ -1,29 +1,121 @@
 import ArgumentParser
+import Foundation
+import SpoolProfiling
 import SpoolWorkloads
 
+/// `spool bench [WORKLOAD…] [--actions N] [--producers P] [--profile] [--output DIR]
+/// [--format table|json]`.
+///
+/// Runs the named workloads (the standard set when none is named), each beside its baselines
+/// measured in the same run; shows a progress bar on standard error when it is a terminal;
+/// writes one report per workload to `DIR/<workload>-<date>.json`; prints a summary table, or
+/// with `--format json` the whole report as JSON, on standard output. Exit status: 0, 1 when
+/// a workload failed its checks (lost actions, effects left running) or a report could not be
+/// written.
 struct Bench: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Run workloads (being built).")
+  static let configuration = CommandConfiguration(
+    abstract: "Run Spool's high-volume workloads beside their baselines and write reports.",
+    discussion: """
+      Workloads: \(Workload.all.map(\.name).joined(separator: ", ")). With none named, all of \
+      them run at their default volumes. Ratios in the summary are Spool's throughput divided \
+      by the baseline's: above 1, Spool is faster. Compare figures within one run only.
+      """
+  )
 
-  @Option(help: "Actions per measurement.")
-  var actions = 2_000_000
+  @Argument(help: "Workloads to run (the standard set when none is named).")
+  var workloads: [String] = []
 
-  @Argument(help: "Measurements to run (all when none is named).")
-  var only: [String] = []
+  @Option(help: "Volume of each workload: actions, round trips or reads (default: per workload).")
+  var actions: Int?
+
+  @Option(help: "Concurrent producers for fan-in.")
+  var producers = 4
+
+  @Flag(help: "Run Spool once more with a latency recorder and add per-action-case latencies.")
+  var profile = false
+
+  @Option(name: .shortAndLong, help: "Directory the reports are written to.")
+  var output = "Profiles"
+
+  @Option(help: "What standard output gets: table (a summary) or json (the report).")
+  var format: BenchOutputFormat = .table
+
+  @Flag(help: "List the workloads and exit.")
+  var list = false
+
+  func validate() throws {
+    let known = Set(Workload.all.map(\.name))
+    for name in workloads where !known.contains(name) {
+      throw ValidationError(
+        "unknown workload '\(name)'; known: \(Workload.all.map(\.name).joined(separator: ", "))")
+    }
+    if let actions, actions < 1 { throw ValidationError("--actions must be at least 1") }
+    if producers < 1 { throw ValidationError("--producers must be at least 1") }
+  }
 
   func run() async throws {
-    let actions = self.actions
-    let all: [(String, () async -> CounterMeasurement)] = [
-      ("raw-loop", { await CounterWorkloads.rawLoop(actions: actions) }),
-      ("plain-actor", { await CounterWorkloads.plainActor(actions: actions) }),
-      ("task-per-action", { await CounterWorkloads.taskPerAction(actions: min(actions, 200_000)) }),
-      ("locked-class", { await CounterWorkloads.lockedClass(actions: actions) }),
-      ("spool-enqueue", { await CounterWorkloads.spoolEnqueue(actions: actions) }),
-      ("spool-send", { await CounterWorkloads.spoolSend(actions: actions) }),
-      ("spool-fan-in-4", { await CounterWorkloads.spoolFanIn(actions: actions, producers: 4) }),
-    ]
-    for (name, measure) in all where only.isEmpty || only.contains(name) {
-      let row = await measure()
-      print(row.name, String(format: "%.1f ns/action", row.nanosecondsPerAction))
+    if list {
+      for workload in Workload.all {
+        let name = workload.name.padding(toLength: 14, withPad: " ", startingAt: 0)
+        print("\(name)\(workload.summary) (default \(workload.defaultActions))")
+      }
+      return
+    }
+    let selected = workloads.isEmpty
+      ? Workload.standard : workloads.compactMap { Workload.named($0) }
+    let options = WorkloadOptions(actions: actions, producers: producers, profile: profile)
+    let progress = BenchProgress()
+    let bar = ProgressBar.startIfTerminal(progress)
+    var reports: [WorkloadReport] = []
+    do {
+      for workload in selected {
+        reports += try await workload.run(options, progress: progress)
+      }
+    } catch {
+      await bar?.stop()
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode.failure
+    }
+    await bar?.stop()
+    let report = SpoolProfiling.Report(environment: .current(), workloads: reports)
+    let paths: [String]
+    do {
+      paths = try write(report)
+    } catch {
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode.failure
+    }
+    switch format {
+    case .table:
+      FileHandle.standardOutput.write(Data(BenchSummary.text(report).utf8))
+      FileHandle.standardOutput.write(Data("\nreports: \(paths.joined(separator: ", "))\n".utf8))
+    case .json:
+      FileHandle.standardOutput.write(Data(report.rendered(as: .json)))
+      FileHandle.standardError.write(Data("reports: \(paths.joined(separator: ", "))\n".utf8))
     }
   }
+
+  /// Writes one report per workload, `DIR/<workload>-<yyyy-MM-dd>.json`; returns the paths.
+  private func write(_ report: SpoolProfiling.Report) throws -> [String] {
+    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd"
+    let date = formatter.string(from: report.environment.date)
+    var paths: [String] = []
+    for workload in report.workloads {
+      let path = (output as NSString).appendingPathComponent("\(workload.name)-\(date).json")
+      try SpoolProfiling.Report(environment: report.environment, workloads: [workload])
+        .write(to: path, format: .json)
+      paths.append(path)
+    }
+    return paths
+  }
+}
+
+/// What `spool bench` prints on standard output.
+enum BenchOutputFormat: String, ExpressibleByArgument, CaseIterable {
+  case table
+  case json
 }

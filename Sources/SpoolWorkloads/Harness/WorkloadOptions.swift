@@ -1,0 +1,26 @@
+/// What `spool bench` asks of every workload it runs.
+///
+/// ```swift
+/// let options = WorkloadOptions(actions: 100_000, producers: 4, profile: true)
+/// ```
+public struct WorkloadOptions: Sendable, Equatable {
+  /// The volume of each workload (actions, round trips, reads); `nil` for each workload's
+  /// default (``Workload/defaultActions``).
+  public var actions: Int?
+  /// Concurrent producers for `fan-in`.
+  public var producers: Int
+  /// Whether to run the Spool measurement a second time with a `LatencyRecorder` attached and
+  /// report its per-action-case latencies. The throughput always comes from the run without it.
+  public var profile: Bool
+
+  /// Creates options.
+  ///
+  /// ```swift
+  /// let quick = WorkloadOptions(actions: 10_000)
+  /// ```
+  public init(actions: Int? = nil, producers: Int = 4, profile: Bool = false) {
+    self.actions = actions
+    self.producers = producers
+    self.profile = profile
+  }
+}

@@ -1,0 +1,91 @@
+import SpoolProfiling
+
+/// A named high-volume workload: a real Spool feature driven at volume, measured beside the
+/// same work done without Spool (the baselines), in the same run.
+///
+/// Each workload does its setup (the store built, the file written, the server listening)
+/// before it starts the clock, checks its counts after each measurement (a lost action throws
+/// ``WorkloadCheckError`` instead of reporting a figure) and returns its reports, usually one.
+///
+/// ```swift
+/// let progress = BenchProgress()
+/// for workload in Workload.standard {
+///   let reports = try await workload.run(WorkloadOptions(), progress: progress)
+///   for report in reports {
+///     print(report.name, report.throughputPerSecond)
+///   }
+/// }
+/// ```
+public struct Workload: Sendable {
+  /// The name `spool bench` knows it by, `counter`.
+  public let name: String
+  /// One line: what it drives.
+  public let summary: String
+  /// The volume it runs without `--actions`.
+  public let defaultActions: Int
+  let body: @Sendable (WorkloadRun) async throws -> [WorkloadReport]
+
+  init(
+    name: String, summary: String, defaultActions: Int,
+    body: @escaping @Sendable (WorkloadRun) async throws -> [WorkloadReport]
+  ) {
+    self.name = name
+    self.summary = summary
+    self.defaultActions = defaultActions
+    self.body = body
+  }
+
+  /// Runs the workload and returns its reports.
+  ///
+  /// - Throws: ``WorkloadCheckError`` when a run lost actions or left effects running, or the
+  ///   I/O error of a setup that failed.
+  ///
+  /// ```swift
+  /// let reports = try await Workload.named("effects")!.run(
+  ///   WorkloadOptions(actions: 10_000), progress: BenchProgress())
+  /// ```
+  public func run(
+    _ options: WorkloadOptions, progress: BenchProgress
+  ) async throws -> [WorkloadReport] {
+    let run = WorkloadRun(
+      workload: name, actions: max(1, options.actions ?? defaultActions), options: options,
+      progress: progress)
+    return try await body(run)
+  }
+}
+
+extension Workload {
+  /// Every workload, in the order `spool bench` runs them.
+  ///
+  /// ```swift
+  /// print(Workload.all.map(\.name).joined(separator: ", "))
+  /// ```
+  public static let all: [Workload] = [
+    CounterWorkloads.counter,
+    CounterWorkloads.counterSend,
+    CounterWorkloads.fanIn,
+    EffectsWorkload.workload,
+    CancellationWorkload.workload,
+    SearchWorkload.workload,
+    FileIOWorkload.workload,
+    EchoWorkload.workload,
+    TodosWorkload.workload,
+  ]
+
+  /// The set `spool bench` runs when no workload is named: all of them, at their defaults,
+  /// chosen to finish in under two minutes on a 2-core machine.
+  ///
+  /// ```swift
+  /// let names = Workload.standard.map(\.name)
+  /// ```
+  public static var standard: [Workload] { all }
+
+  /// The workload called `name`, if any.
+  ///
+  /// ```swift
+  /// let counter = Workload.named("counter")
+  /// ```
+  public static func named(_ name: String) -> Workload? {
+    all.first { $0.name == name }
+  }
+}

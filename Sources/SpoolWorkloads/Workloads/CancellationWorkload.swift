@@ -1,0 +1,67 @@
+import Spool
+import Synchronization
+
+/// `cancellation`: every action restarts a long effect with `cancelInFlight`; at the end,
+/// `.stop` and `finish()`, and the run must end with zero live effects and none fired.
+///
+/// One unit is one restart (one cancellation and one new effect). The measured time includes
+/// waiting for every cancelled effect to end.
+enum CancellationWorkload {
+  static let workload = Workload(
+    name: "cancellation",
+    summary: "each action restarts a long effect with cancelInFlight",
+    defaultActions: 200_000
+  ) { run in
+    let actions = run.actions
+    // What the unprofiled run left behind, for the report.
+    let liveAtEnd = Mutex(-1)
+    let spool = try await run.spool(CancellationFeature.Action.self) { recorder in
+      let store = Store(initialState: CancellationFeature.State(), instrumentation: recorder) {
+        CancellationFeature()
+      }
+      let result = await Measurement.time("spool", actions: actions) {
+        var index = 0
+        while index < actions {
+          let end = min(index + ReducerBaselines.chunk, actions)
+          while index < end {
+            store.enqueue(.restart(index))
+            index += 1
+          }
+          run.progress.advance(by: ReducerBaselines.chunk)
+        }
+        store.enqueue(.stop)
+        await store.finish()
+      }
+      let state = await store.state
+      let label = run.label("spool")
+      if recorder == nil { liveAtEnd.withLock { $0 = store.runningEffectCount } }
+      try checkCount(state.restarts, expected: actions, label)
+      try check(state.fired == 0, label, "\(state.fired) long effects fired; none should")
+      try check(
+        store.runningEffectCount == 0, label,
+        "\(store.runningEffectCount) effects still live after stop and finish()")
+      return result
+    }
+    let ended = Countdown()
+    let plain = RestartingActor(ended: ended)
+    let baseline = await run.baseline("plain-actor", actions: actions) {
+      var index = 0
+      while index < actions {
+        let end = min(index + ReducerBaselines.chunk, actions)
+        while index < end {
+          await plain.restart(index)
+          index += 1
+        }
+        run.progress.advance(by: ReducerBaselines.chunk)
+      }
+      await plain.stop()
+      await ended.wait(until: actions)
+    }
+    try checkCount(await plain.restarts, expected: actions, run.label("plain-actor"))
+    return [
+      run.report(
+        spool, baselines: [baseline],
+        parameters: ["liveEffectsAtEnd": String(liveAtEnd.withLock { $0 })])
+    ]
+  }
+}

@@ -1,0 +1,116 @@
+import Spool
+import SpoolIO
+import SpoolProfiling
+
+/// `echo`: ``EchoServerFeature`` serving ``connections`` client tasks over loopback; each
+/// client sends a 64-byte message and waits for its echo, again and again.
+///
+/// Setup (not measured): the server listens, the clients connect, the store has accepted
+/// them all. Teardown (not measured): the clients close, the store removes their rows and
+/// stops accepting. Baseline `spoolio-direct`: SpoolIO's own echo benchmark on the same engine,
+/// with the same connections and no store, the floor of the I/O path. (A `blocking-io` echo
+/// inside `.run` would park every cooperative thread in `recv` with 64 connections on 2 cores
+/// and never finish, so it is not measured.) One unit is one round trip.
+enum EchoWorkload {
+  static let connections = 64
+  static let messageSize = 64
+
+  static let workload = Workload(
+    name: "echo",
+    summary: "TCP echo server; connections are child features; clients over loopback",
+    defaultActions: 32_000
+  ) { run in
+    let engine = IOEngine.shared
+    let roundTrips = max(1, run.actions / connections)
+    let spool = try await run.spool(EchoServerFeature.Action.self) { recorder in
+      try await serve(run, engine: engine, roundTrips: roundTrips, instrumentation: recorder)
+    }
+    run.progress.begin(run.label("spoolio-direct"), total: roundTrips * connections)
+    let direct = try await IOBenchmarks.tcpEcho(
+      engine: engine, connections: connections, roundTrips: roundTrips,
+      messageSize: messageSize)
+    let directMeasurement = Measurement(
+      name: "spoolio-direct", actions: direct.operations,
+      seconds: Double(direct.elapsedNanoseconds) / 1e9)
+    return [
+      run.report(
+        spool, baselines: [directMeasurement],
+        parameters: [
+          "connections": String(connections), "messageBytes": String(messageSize),
+          "roundTripsPerConnection": String(roundTrips),
+          "effectExecutor": "I/O engine thread",
+        ],
+        ioBackend: engine.backend.rawValue)
+    ]
+  }
+
+  static func serve(
+    _ run: WorkloadRun, engine: IOEngine, roundTrips: Int,
+    instrumentation: LatencyRecorder<EchoServerFeature.Action>?
+  ) async throws -> Measurement {
+    let label = run.label("spool")
+    let listener = try await NetworkClient.live(on: engine).listen("127.0.0.1", 0)
+    let store = Store(
+      initialState: EchoServerFeature.State(),
+      options: StoreOptions(
+        instrumentation: instrumentation, effectExecutor: engine.taskExecutor)
+    ) {
+      EchoServerFeature(listener: listener)
+    }
+    store.enqueue(.start)
+    var clients: [TCPSocket] = []
+    for _ in 0..<connections {
+      clients.append(
+        try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, on: engine))
+    }
+    try await waitUntil(label, "the server accepted every client") {
+      await store.state.accepted == connections
+    }
+    let message = [UInt8](repeating: 0x5A, count: messageSize)
+    let result = try await Measurement.time("spool", actions: connections * roundTrips) {
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for client in clients {
+          group.addTask {
+            for trip in 0..<roundTrips {
+              try await client.send(message)
+              var received = 0
+              while received < messageSize {
+                let bytes = try await client.receive(upTo: messageSize - received)
+                try check(!bytes.isEmpty, label, "the server closed a connection early")
+                received += bytes.count
+              }
+              if trip & 63 == 63 { run.progress.advance(by: 64) }
+            }
+          }
+        }
+        try await group.waitForAll()
+      }
+    }
+    for client in clients { try await client.close() }
+    try await waitUntil(label, "the server saw every client close") {
+      await store.state.closed == connections
+    }
+    store.enqueue(.stop)
+    await store.finish()
+    try await listener.close()
+    let state = await store.state
+    let expected = connections * roundTrips * messageSize
+    try check(
+      state.bytesEchoed == expected, label,
+      "echoed \(state.bytesEchoed) bytes, expected \(expected)")
+    try check(state.connections.isEmpty, label, "\(state.connections.count) rows left")
+    try check(store.runningEffectCount == 0, label, "effects still running after finish()")
+    return result
+  }
+
+  /// Polls `condition` every millisecond, for setup and teardown only; gives up after 30 s.
+  static func waitUntil(
+    _ label: String, _ what: String, _ condition: () async -> Bool
+  ) async throws {
+    let deadline = SpoolTime.now() + 30_000_000_000
+    while await !condition() {
+      try check(SpoolTime.now() < deadline, label, "timed out waiting until \(what)")
+      try await Task.sleep(for: .milliseconds(1))
+    }
+  }
+}

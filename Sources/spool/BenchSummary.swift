@@ -1,0 +1,50 @@
+import Foundation
+import SpoolProfiling
+
+/// The table `spool bench` prints at the end: per workload, Spool's throughput and memory,
+/// then each baseline's throughput and Spool's throughput divided by it.
+enum BenchSummary {
+  static func text(_ report: SpoolProfiling.Report) -> String {
+    var lines: [String] = []
+    for workload in report.workloads {
+      var head = "\(workload.name): \(workload.actions) in "
+        + String(format: "%.3f s", workload.durationSeconds)
+        + " · \(rate(workload.throughputPerSecond))"
+      if let peak = workload.peakRSSBytes {
+        head += " · peak RSS " + String(format: "%.1f MiB", Double(peak) / 1_048_576)
+      }
+      if let backend = workload.ioBackend { head += " · \(backend)" }
+      lines.append(head)
+      for baseline in workload.baselines {
+        let ratio = baseline.throughputPerSecond > 0
+          ? String(format: "%.2fx", workload.throughputPerSecond / baseline.throughputPerSecond)
+          : "-"
+        lines.append(
+          "  " + baseline.name.padding(toLength: 18, withPad: " ", startingAt: 0)
+            + rate(baseline.throughputPerSecond).leftPadded(to: 10)
+            + "   spool/baseline " + ratio)
+      }
+      for effect in workload.effects {
+        lines.append(
+          "  effects of \(effect.label): started \(effect.started), finished "
+            + "\(effect.finished), cancelled \(effect.cancelled), failed \(effect.failed)")
+      }
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// `12.3M/s`, `45.6k/s`, `789/s`.
+  static func rate(_ perSecond: Double) -> String {
+    switch perSecond {
+    case 1e6...: String(format: "%.2fM/s", perSecond / 1e6)
+    case 1e3...: String(format: "%.1fk/s", perSecond / 1e3)
+    default: String(format: "%.0f/s", perSecond)
+    }
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    count >= width ? self : String(repeating: " ", count: width - count) + self
+  }
+}
