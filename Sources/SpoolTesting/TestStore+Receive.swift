@@ -73,12 +73,12 @@ extension TestStore where Action: CasePathable {
   ) async {
     await receiveAction(
       matching: { $0[case: actionCase] != nil },
-      expected: "  an action of the case \(describeCase(actionCase))",
+      expected: "  an action \(describeCase(actionCase))",
       mismatch: { received in
         """
         Received unexpected action: …
 
-          Expected an action of the case \(describeCase(actionCase)), received:
+          Expected an action \(describeCase(actionCase)), received:
         \(describe(received).indented(by: 2))
         """
       },
@@ -213,29 +213,35 @@ extension TestStore {
   private func nothingReceived(expected: String) -> String {
     let others =
       receivedActions.isEmpty
-      ? "No action was received"
+      ? "No action was received."
       : """
       Received instead:
       \(receivedActions.map { describe($0.action) }.joined(separator: "\n"))
       """
-    let inFlight = mailbox.inFlight
+    let inFlight = mailbox.inFlight.count
     let waiting =
-      inFlight.isEmpty
+      inFlight == 0
       ? "No effect is in flight."
-      : "\(inFlight.count) effect\(inFlight.count == 1 ? " is" : "s are") still in flight."
+      : "\(inFlight) effect\(inFlight == 1 ? " is" : "s are") still in flight."
     return """
       Expected to receive an action, but received none: …
 
         Expected:
       \(expected)
 
-      \(others). \(waiting)
+      \(others)
+
+      \(waiting)
       """
   }
 }
 
 /// A readable name for a case key path, for failure messages.
+///
+/// A case key path built by `@CasePathable` prints as a computed property with an address, so
+/// the name falls back to the enum and the payload's type.
 func describeCase<Root, Value>(_ keyPath: CaseKeyPath<Root, Value>) -> String {
   let text = String(describing: keyPath)
-  return text.contains("<unknown>") ? "\\\(Root.self).\(Value.self)" : text
+  guard text.contains("<computed") || text.contains("<unknown>") else { return text }
+  return "of \(String(reflecting: Root.self)) with a payload of type \(Value.self)"
 }
