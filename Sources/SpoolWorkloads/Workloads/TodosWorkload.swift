@@ -12,7 +12,7 @@ enum TodosWorkload {
   static let workload = Workload(
     name: "todos",
     summary: "a forEach list of 10,000 rows receiving row actions",
-    defaultActions: 1_000_000
+    defaultActions: 100_000
   ) { run in
     let actions = run.actions
     let spool = try await run.spool(TodosFeature.Action.self) { recorder in
