@@ -34,12 +34,19 @@ extension Reducer {
     _IfLetReducer(
       parent: self,
       child: child(),
-      toChildState: toChildState,
+      extract: { $0[keyPath: toChildState] },
+      embed: { $0[keyPath: toChildState] = $1 },
       toChildAction: AnyCasePath(toChildAction),
+      operatorName: "ifLet",
+      missingState: "the child state was nil",
       location: OperatorLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
 }
+
+/// The reducer that ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)`` returns.
+public typealias _IfLetReducer<Parent: Reducer, Child: Reducer> =
+  _PresentChildReducer<Parent, Child>
 
 /// Where an operator was applied, for the messages it reports.
 struct OperatorLocation: Sendable {
@@ -53,12 +60,17 @@ struct OperatorLocation: Sendable {
   }
 }
 
-/// The reducer that ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)`` returns.
-public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
+/// Runs a child reducer while its state is present in the parent's, then the parent: what
+/// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)`` and
+/// ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)`` return.
+public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let parent: Parent
   let child: Child
-  let toChildState: WritableKeyPath<Parent.State, Child.State?>
+  let extract: (Parent.State) -> Child.State?
+  let embed: (inout Parent.State, Child.State) -> Void
   let toChildAction: AnyCasePath<Parent.Action, Child.Action>
+  let operatorName: StaticString
+  let missingState: String
   let location: OperatorLocation
 
   public func reduce(
@@ -73,23 +85,23 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
     guard let childAction = toChildAction.extract(from: action) else { return .none }
-    guard state[keyPath: toChildState] != nil else {
+    guard var childState = extract(state) else {
       location.report(
         """
-        An "ifLet" at "\(location.fileID):\(location.line)" received a child action when \
-        the child state was nil:
+        An "\(operatorName)" at "\(location.fileID):\(location.line)" received a child \
+        action when \(missingState):
 
           Action: \(String(customDumping: action))
           Child reducer: \(Child.self)
 
-        The action was ignored. Make sure the child state is set before sending it actions, \
-        and that effects of the child are cancelled when the parent sets it to nil.
+        The action was ignored. Make sure the child state is present before sending it \
+        actions, and that the child's effects are cancelled when the parent removes it.
         """
       )
       return .none
     }
     let toChildAction = self.toChildAction
-    return child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
-      .map { toChildAction.embed($0) }
+    defer { embed(&state, childState) }
+    return child.reduce(into: &childState, action: childAction).map { toChildAction.embed($0) }
   }
 }
