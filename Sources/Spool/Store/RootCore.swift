@@ -144,13 +144,31 @@ where R.State: Sendable {
   ///
   /// Budget per action without instrumentation, for a reducer that returns `.none`: one pop
   /// (two loads, one store), one reduce call, one check of the effect; no clock read, no
-  /// allocation.
+  /// allocation. With instrumentation: one clock read and one recorder call more.
   @inlinable
   func drainAvailable(limit: Int) -> Int {
     var reduced = 0
-    while reduced < limit, let queued = queue.pop() {
-      _ = processInline(queued.action, enqueuedAt: queued.enqueuedAt)
-      reduced &+= 1
+    if let instrumentation {
+      // One clock read per action: the end of one reduce is the start of the next.
+      var now = SpoolTime.now()
+      while reduced < limit, let queued = queue.pop() {
+        let start = now
+        let effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
+        now = SpoolTime.now()
+        instrumentation.actionReduced(
+          queued.action, enqueuedAt: queued.enqueuedAt, startedAt: start, endedAt: now
+        )
+        if !effect.isNone {
+          _ = runEffect(effect, of: queued.action)
+          now = SpoolTime.now()
+        }
+        reduced &+= 1
+      }
+    } else {
+      while reduced < limit, let queued = queue.pop() {
+        _ = processInline(queued.action, enqueuedAt: queued.enqueuedAt)
+        reduced &+= 1
+      }
     }
     if reduced > 0, observers.isObserved { observers.publish(statePointer.pointee) }
     return reduced
