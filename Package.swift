@@ -101,6 +101,10 @@ let package = Package(
       dependencies: ["Spool", "SpoolIO"]
     ),
     .testTarget(
+      name: "SpoolWorkloadsTests",
+      dependencies: ["SpoolWorkloads", "SpoolProfiling"]
+    ),
+    .testTarget(
       name: "SpoolProfilingTests",
       dependencies: ["Spool", "SpoolProfiling"]
     ),

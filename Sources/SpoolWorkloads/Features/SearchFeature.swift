@@ -23,6 +23,8 @@ public struct SearchFeature: Reducer, Sendable {
     /// Responses for an older query, ignored (a request that was not cancelled in time).
     public var staleResponses = 0
     public var matches = 0
+    /// The query of the latest response for the current query.
+    public var answeredQuery = ""
     public init() {}
   }
 
@@ -62,6 +64,7 @@ public struct SearchFeature: Reducer, Sendable {
       }
       state.responses += 1
       state.matches = matches
+      state.answeredQuery = query
       return .none
     }
   }

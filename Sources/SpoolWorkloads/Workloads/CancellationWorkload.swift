@@ -20,6 +20,10 @@ enum CancellationWorkload {
     let spool = try await run.spool(CancellationFeature.Action.self) { recorder in
       let store = Store(initialState: CancellationFeature.State(), instrumentation: recorder) {
         CancellationFeature()
+      } withDependencies: {
+        // Explicit, so that the workload runs the same under a test runner (whose default
+        // clock is unimplemented) as in `spool bench`.
+        $0.continuousClock = ContinuousClock()
       }
       let result = await Measurement.time("spool", actions: actions) {
         var index = 0

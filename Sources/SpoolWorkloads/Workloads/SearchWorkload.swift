@@ -75,8 +75,16 @@ enum SearchWorkload {
     }
     let state = await store.state
     try checkCount(state.keystrokes, expected: keystrokes, run.label(name), what: "keystrokes")
-    try checkCount(state.responses, expected: words.count, run.label(name), what: "answers")
-    try check(state.query == words.last?.last ?? "", run.label(name), "wrong final query")
+    // Every word is answered once its last keystroke's debounce has passed; a word may get
+    // more answers when the producer is descheduled for longer than the debounce mid-word
+    // (a shared machine), never fewer.
+    try check(
+      state.responses >= words.count && state.responses <= keystrokes, run.label(name),
+      "\(state.responses) answers for \(words.count) words")
+    let last = words.last?.last ?? ""
+    try check(
+      state.query == last && state.answeredQuery == last, run.label(name),
+      "the last word was not answered")
     return result
   }
 

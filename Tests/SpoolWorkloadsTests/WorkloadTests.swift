@@ -1,0 +1,54 @@
+import SpoolProfiling
+import Testing
+
+@testable import SpoolWorkloads
+
+/// Every workload runs at a small volume, checks its own counts (a lost action throws), and
+/// reports the figures and baselines the JSON interface promises.
+@Suite(.serialized)
+struct WorkloadTests {
+  static let expectedBaselines: [String: Set<String>] = [
+    "counter": ["raw-loop", "plain-actor", "locked-class", "task-per-action"],
+    "counter-send": ["raw-loop", "plain-actor", "locked-class", "task-per-action"],
+    "fan-in": ["plain-actor", "locked-class", "spool-1-producer"],
+    "effects": ["task-per-action"],
+    "cancellation": ["plain-actor"],
+    "search": ["blocking-io"],
+    "file-io": ["blocking-io", "spoolio-direct"],
+    "echo": ["spoolio-direct"],
+    "todos": ["raw-loop", "plain-actor", "locked-class", "spool-1000-rows"],
+  ]
+
+  @Test(arguments: Workload.all.map(\.name))
+  func runsAndReports(name: String) async throws {
+    let workload = try #require(Workload.named(name))
+    let reports = try await workload.run(
+      WorkloadOptions(actions: 256, producers: 4, profile: true), progress: BenchProgress())
+    let report = try #require(reports.first)
+    #expect(report.name == name)
+    #expect(report.actions > 0)
+    #expect(report.durationSeconds > 0)
+    #expect(report.throughputPerSecond > 0)
+    #expect(report.peakRSSBytes != nil)
+    #expect(Set(report.baselines.map(\.name)) == Self.expectedBaselines[name])
+    #expect(report.baselines.allSatisfy { $0.throughputPerSecond > 0 })
+    #expect(!report.actionCases.isEmpty, "profiled runs carry latencies")
+    let isIO = ["search", "file-io", "echo"].contains(name)
+    #expect((report.ioBackend != nil) == isIO)
+  }
+
+  @Test func everyWorkloadHasAName() {
+    #expect(Set(Workload.all.map(\.name)).count == Workload.all.count)
+    #expect(Workload.named("nope") == nil)
+  }
+
+  @Test func progressAdvancesWithinAPhase() {
+    let progress = BenchProgress()
+    progress.begin("a", total: 10)
+    progress.advance(by: 5)
+    #expect(progress.snapshot.fraction == 0.5)
+    progress.begin("b", total: 0)
+    #expect(progress.snapshot.completed == 0)
+    #expect(progress.snapshot.phase == 2)
+  }
+}
