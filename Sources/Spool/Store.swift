@@ -40,8 +40,10 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   /// The store's executor: the one serial executor of the store and every store scoped from it.
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
-    core.isolation.unownedExecutor
+    executor
   }
+  /// Read on every call into the store: stored, rather than asked of the core each time.
+  nonisolated let executor: UnownedSerialExecutor
 
   /// Creates a store that runs `reducer` from `initialState`.
   ///
@@ -106,6 +108,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     send: @escaping @Sendable (Action) -> StoreTask
   ) {
     self.core = root
+    self.executor = root.isolation.unownedExecutor
     self.parent = nil
     self.enqueueEntry = enqueue
     self.sendEntry = send
@@ -118,6 +121,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     send: @escaping @Sendable (Action) -> StoreTask
   ) {
     self.core = core
+    self.executor = core.isolation.unownedExecutor
     self.parent = parent
     self.enqueueEntry = enqueue
     self.sendEntry = send
