@@ -17,6 +17,7 @@ public struct CancellationFeature: Reducer, Sendable {
   public struct State: Equatable, Sendable {
     public var restarts = 0
     public var fired = 0
+    /// Creates the reducer.
     public init() {}
   }
 
@@ -31,7 +32,11 @@ public struct CancellationFeature: Reducer, Sendable {
 
   @Dependency(\.continuousClock) var clock
 
+  /// Creates the reducer.
+
   public init() {}
+
+  /// Reduces one action; the type's documentation says what each action does.
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {

@@ -14,6 +14,7 @@ public struct CounterFeature: Reducer, Sendable {
   public struct State: Equatable, Sendable {
     public var count = 0
     public var sum = 0
+    /// Creates the reducer.
     public init() {}
   }
 
@@ -23,7 +24,11 @@ public struct CounterFeature: Reducer, Sendable {
     case add(Int)
   }
 
+  /// Creates the reducer.
+
   public init() {}
+
+  /// Reduces one action; the type's documentation says what each action does.
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {

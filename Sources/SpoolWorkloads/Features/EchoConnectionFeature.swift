@@ -31,7 +31,11 @@ public struct EchoConnectionFeature: Reducer, Sendable {
     case closed
   }
 
+  /// Creates the reducer.
+
   public init() {}
+
+  /// Reduces one action; the type's documentation says what each action does.
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {

@@ -20,6 +20,7 @@ public struct EchoServerFeature: Reducer, Sendable {
     public var accepted = 0
     public var closed = 0
     public var bytesEchoed = 0
+    /// Creates the reducer.
     public init() {}
   }
 
@@ -40,6 +41,8 @@ public struct EchoServerFeature: Reducer, Sendable {
   public init(listener: TCPListener) {
     self.listener = listener
   }
+
+  /// The parent's own reducer, then `forEach` over the connections.
 
   public var body: some ReducerOf<Self> {
     Reduce { state, action in

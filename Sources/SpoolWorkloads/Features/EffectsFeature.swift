@@ -15,6 +15,7 @@ public struct EffectsFeature: Reducer, Sendable {
     public var requests = 0
     public var responses = 0
     public var sum = 0
+    /// Creates the reducer.
     public init() {}
   }
 
@@ -24,7 +25,11 @@ public struct EffectsFeature: Reducer, Sendable {
     case response(Int)
   }
 
+  /// Creates the reducer.
+
   public init() {}
+
+  /// Reduces one action; the type's documentation says what each action does.
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {

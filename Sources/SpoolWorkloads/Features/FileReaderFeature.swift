@@ -19,6 +19,7 @@ public struct FileReaderFeature: Reducer, Sendable {
     public var requested = 0
     public var completed = 0
     public var bytes = 0
+    /// Creates the reducer.
     public init() {}
   }
 
@@ -38,6 +39,8 @@ public struct FileReaderFeature: Reducer, Sendable {
     self.blockSize = blockSize
     self.readBlock = readBlock
   }
+
+  /// Reduces one action; the type's documentation says what each action does.
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {

@@ -25,6 +25,7 @@ public struct SearchFeature: Reducer, Sendable {
     public var matches = 0
     /// The query of the latest response for the current query.
     public var answeredQuery = ""
+    /// Creates the reducer.
     public init() {}
   }
 
@@ -45,6 +46,8 @@ public struct SearchFeature: Reducer, Sendable {
     self.debounce = debounce
     self.search = search
   }
+
+  /// Reduces one action; the type's documentation says what each action does.
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {

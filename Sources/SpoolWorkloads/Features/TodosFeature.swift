@@ -29,7 +29,11 @@ public struct TodoFeature: Reducer, Sendable {
     case toggle
   }
 
+  /// Creates the reducer.
+
   public init() {}
+
+  /// Reduces one action; the type's documentation says what each action does.
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {
@@ -76,7 +80,11 @@ public struct TodosFeature: Reducer, Sendable {
   private static let rowsAction: CaseKeyPath<Action, IdentifiedActionOf<TodoFeature>>
     & Sendable = \.rows
 
+  /// Creates the reducer.
+
   public init() {}
+
+  /// The parent's own reducer, then `forEach` over the rows.
 
   public var body: some ReducerOf<Self> {
     Reduce { state, action in
