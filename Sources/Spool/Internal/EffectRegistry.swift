@@ -62,7 +62,7 @@ final class EffectRegistry: Sendable {
 
   /// Cancels every task registered under `id`.
   func cancel(id: AnyHashableSendable) {
-    let tasks = machine.withLock { $0.tasks(for: id) }
+    let tasks = machine.withLock { $0.takeTasks(for: id) }
     for task in tasks { task.cancel() }
   }
 

@@ -61,9 +61,14 @@ struct EffectRegistryStateMachine {
     return idleWaiters
   }
 
-  /// The tasks registered under `id`, to cancel.
-  func tasks(for id: AnyHashableSendable) -> [any RegisteredTask] {
-    guard let tokens = tokensByID[id] else { return [] }
+  /// Takes the tasks registered under `id`, to cancel.
+  ///
+  /// They leave the ID at once (they are still tracked until they end): a cancelled task that
+  /// takes a while to end must not be found, and cancelled again, by every later cancellation
+  /// of the same ID. Without this, restarting an effect with `cancelInFlight` got slower with
+  /// every restart (measured: 20,000 restarts 0.65 s, 200,000 restarts 42 s).
+  mutating func takeTasks(for id: AnyHashableSendable) -> [any RegisteredTask] {
+    guard let tokens = tokensByID.removeValue(forKey: id) else { return [] }
     return tokens.compactMap { entries[$0]?.task }
   }
 
