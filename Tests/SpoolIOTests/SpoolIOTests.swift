@@ -2,5 +2,5 @@ import Testing
 
 /// The root of SpoolIO's tests. Serialized, because the tests count the process's open
 /// descriptors before and after each scenario.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct SpoolIOTests {}

