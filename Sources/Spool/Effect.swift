@@ -41,8 +41,9 @@ public struct Effect<Action: Sendable>: Sendable {
   ///
   /// Why a box: reducers return `.none` for most actions, and the store checks every returned
   /// effect. A multi-payload enum generic over `Action` is handled through value witnesses
-  /// across modules (measured: about 60 ns per action spent copying, tagging and destroying
-  /// it); an optional reference is one null check.
+  /// across modules (perf showed the copy, tag and destroy calls on every action; in one run
+  /// `send` went from about 180 to about 110 ns per action with the box); an optional
+  /// reference is one null check.
   @usableFromInline
   let box: Box?
 

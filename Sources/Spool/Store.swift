@@ -13,7 +13,8 @@ import Dependencies
 ///   for the effects it started. This is TCA's `send`, except that it is awaited, because the
 ///   store is an actor rather than main-actor bound.
 /// - `store.enqueue(action)`: fire-and-forget from any thread, synchronous code included, for
-///   high-volume producers. Producers append to a lock-free queue, and the store drains it in
+///   high-volume producers. Producers append to a lock-free ring (a locked overflow list only
+///   while it is full), and the store drains it in
 ///   batches: one wake-up of the store per idle→busy transition, not one job per action.
 ///
 /// ```swift

@@ -83,10 +83,6 @@ final class EffectRegistry: Sendable {
   /// The number of running effect tasks.
   var count: Int { machine.withLock { $0.count } }
 
-  /// The number of running effect tasks registered under `id`.
-  func count(for id: AnyHashableSendable) -> Int { machine.withLock { $0.count(for: id) } }
-
-  var isShutdown: Bool { machine.withLock { $0.isShutdown } }
 
   /// Runs `operation` in a task registered under `id` and waits for it; cancelling the waiting
   /// task cancels the registered one.

@@ -13,12 +13,11 @@ extension Reducer {
   ///     .dependency(\.continuousClock, ImmediateClock())
   /// }
   /// ```
-  public func dependency<Value>(
+  public func dependency<Value: Sendable>(
     _ keyPath: WritableKeyPath<DependencyValues, Value> & Sendable,
     _ value: Value
   ) -> _DependencyKeyWritingReducer<Self> {
-    let box = UncheckedSendableValue(value)
-    return _DependencyKeyWritingReducer(base: self) { $0[keyPath: keyPath] = box.value }
+    _DependencyKeyWritingReducer(base: self) { $0[keyPath: keyPath] = value }
   }
 
   /// Changes dependencies for this reducer and the effects it returns.
@@ -27,21 +26,12 @@ extension Reducer {
   /// Feature()
   ///   .transformDependency(\.self) { $0.date = .constant(.distantPast) }
   /// ```
-  public func transformDependency<Value>(
+  public func transformDependency<Value: Sendable>(
     _ keyPath: WritableKeyPath<DependencyValues, Value> & Sendable,
     transform: @escaping @Sendable (inout Value) -> Void
   ) -> _DependencyKeyWritingReducer<Self> {
     _DependencyKeyWritingReducer(base: self) { transform(&$0[keyPath: keyPath]) }
   }
-}
-
-/// Carries a dependency value into the `@Sendable` closure that installs it.
-struct UncheckedSendableValue<Value>: @unchecked Sendable {
-  // @unchecked Sendable, justified: the value is only read, by the reducer that installs it,
-  // on its store's executor; dependency values are values (closures and structs) meant to be
-  // shared, as swift-dependencies itself assumes of what `withDependencies` installs.
-  let value: Value
-  init(_ value: Value) { self.value = value }
 }
 
 /// The reducer that ``Reducer/dependency(_:_:)`` returns.

@@ -56,10 +56,6 @@ final class ScopedCore<
 
   var isolation: StoreIsolation { parent.isolation }
 
-  func enqueue(_ action: Action) { parent.enqueue(fromChildAction(action)) }
-
-  func send(_ action: Action) -> StoreTask { parent.send(fromChildAction(action)) }
-
   var currentState: State { toChildState(parent.currentState) }
 
   func makeStates() -> StoreStates<State> { parent.makeStates().map(toChildState) }

@@ -1,4 +1,5 @@
-/// What a ``Store`` forwards to: the root core that owns the state, the reducer and the queue,
+/// What a ``Store`` forwards to, besides `send` and `enqueue` (which `Store` holds as closures
+/// specialized for the reducer): the root core that owns the state, the reducer and the queue,
 /// or a scoped core that maps a child's view onto its parent's core.
 ///
 /// Methods documented "on the store's executor" must be called only from code isolated to the
@@ -9,12 +10,6 @@ protocol StoreCore<State, Action>: AnyObject, Sendable {
 
   /// The serial executor of the store tree.
   var isolation: StoreIsolation { get }
-
-  /// Appends `action` to the root queue; any thread.
-  func enqueue(_ action: Action)
-
-  /// Reduces `action` after everything already queued; on the store's executor.
-  func send(_ action: Action) -> StoreTask
 
   /// The current state; on the store's executor.
   var currentState: State { get }

@@ -81,8 +81,10 @@ public struct StoreStates<State: Sendable>: AsyncSequence, Sendable {
     init<Base: Sendable>(
       mapping base: StoreStates<Base>.Iterator, _ transform: @escaping @Sendable (Base) -> State
     ) {
-      let box = IteratorBox(base)
-      self.nextState = { await box.next().map(transform) }
+      // The base's state is two `@Sendable` closures (the observer is shared, and thread-safe):
+      // composing them needs no box around the base iterator.
+      let baseNext = base.nextState
+      self.nextState = { await baseNext().map(transform) }
       if let baseInitial = base.initial {
         self.initial = { transform(await baseInitial()) }
       }
@@ -101,23 +103,4 @@ public struct StoreStates<State: Sendable>: AsyncSequence, Sendable {
       await next()
     }
   }
-}
-
-/// Lets a mapped iterator call its base's `next()` from a `@Sendable` closure. Only the one
-/// iterator that owns the box calls it, one call at a time (an `AsyncIteratorProtocol` rule).
-private final class IteratorBox<State: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable, justified: `base` is used by a single iterator, and an async iterator
-  // is never advanced concurrently with itself.
-  private var base: StoreStates<State>.Iterator
-
-  init(_ base: StoreStates<State>.Iterator) {
-    self.base = base
-    self.base.skipInitial()
-  }
-
-  func next() async -> State? { await base.next() }
-}
-
-extension StoreStates.Iterator {
-  fileprivate mutating func skipInitial() { initial = nil }
 }
