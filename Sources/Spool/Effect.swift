@@ -27,6 +27,7 @@ import IssueReporting
 ///   }
 /// ```
 public struct Effect<Action: Sendable>: Sendable {
+  @usableFromInline
   enum Operation: Sendable {
     case none
     case send(Action)
@@ -49,7 +50,7 @@ public struct Effect<Action: Sendable>: Sendable {
 
   @usableFromInline
   final class Box: Sendable {
-    let operation: Operation
+    @usableFromInline let operation: Operation
     init(_ operation: Operation) { self.operation = operation }
   }
 

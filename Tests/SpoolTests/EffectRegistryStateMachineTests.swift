@@ -11,15 +11,19 @@ import Testing
     func cancel() { cancellations.withValue { $0 += 1 } }
   }
 
+  /// Reserves a slot under `ids` and attaches `task` to it, as `EffectRegistry.spawn` does.
+  func register(
+    _ task: FakeTask, ids: [AnyHashableSendable], in machine: inout EffectRegistryStateMachine
+  ) -> (EffectRegistryStateMachine.Token, EffectRegistryStateMachine.AttachAction) {
+    let token = machine.reserve(ids: ids)
+    return (token, machine.attach(task, to: token))
+  }
+
   @Test func cancellingAnIDTakesItsTasksOnce() {
     var machine = EffectRegistryStateMachine()
     let id = AnyHashableSendable("search")
-    let first = FakeTask()
-    let second = FakeTask()
-    let firstToken = machine.makeToken()
-    _ = machine.register(first, token: firstToken, ids: [id])
-    let secondToken = machine.makeToken()
-    _ = machine.register(second, token: secondToken, ids: [id])
+    let (firstToken, _) = register(FakeTask(), ids: [id], in: &machine)
+    let (secondToken, _) = register(FakeTask(), ids: [id], in: &machine)
 
     let taken = machine.takeTasks(for: id)
     #expect(taken.count == 2)
@@ -35,13 +39,64 @@ import Testing
 
   @Test func shutdownCancelsLaterRegistrations() {
     var machine = EffectRegistryStateMachine()
-    let running = FakeTask()
-    _ = machine.register(running, token: machine.makeToken(), ids: [])
+    _ = register(FakeTask(), ids: [], in: &machine)
+    let reservedBefore = machine.reserve(ids: [])
     #expect(machine.shutdown().count == 1)
-    let late = FakeTask()
-    guard case .cancel = machine.register(late, token: machine.makeToken(), ids: []) else {
+    guard case .cancel = machine.attach(FakeTask(), to: reservedBefore) else {
+      Issue.record("a task attached after shutdown must be cancelled")
+      return
+    }
+    guard case .cancel = register(FakeTask(), ids: [], in: &machine).1 else {
       Issue.record("a task registered after shutdown must be cancelled")
       return
     }
+  }
+
+  @Test func aTaskThatEndsBeforeItIsAttachedFreesItsSlotOnAttach() {
+    var machine = EffectRegistryStateMachine()
+    let id = AnyHashableSendable("quick")
+    let token = machine.reserve(ids: [id])
+    #expect(machine.count == 1)
+    _ = machine.finished(token)
+    #expect(machine.count == 0)
+    #expect(machine.count(for: id) == 0)
+    // The slot is still held: a new reservation must not get the same token yet.
+    let other = machine.reserve(ids: [])
+    #expect(other != token)
+    guard case .none = machine.attach(FakeTask(), to: token) else {
+      Issue.record("a task that already ended must not be cancelled on attach")
+      return
+    }
+    // Now the slot is free and reused.
+    _ = machine.attach(FakeTask(), to: other)
+    #expect(machine.reserve(ids: []) == token)
+  }
+
+  @Test func cancellingAnIDBeforeTheTaskIsAttachedCancelsItOnAttach() {
+    var machine = EffectRegistryStateMachine()
+    let id = AnyHashableSendable("slow")
+    let token = machine.reserve(ids: [id])
+    #expect(machine.takeTasks(for: id).isEmpty)
+    let task = FakeTask()
+    guard case .cancel = machine.attach(task, to: token) else {
+      Issue.record("a task cancelled by ID before it was attached must be cancelled on attach")
+      return
+    }
+    #expect(machine.count == 1)
+    _ = machine.finished(token)
+    #expect(machine.count == 0)
+  }
+
+  @Test func slotsAreReusedSoBookkeepingStaysBounded() {
+    var machine = EffectRegistryStateMachine()
+    var tokens = Set<EffectRegistryStateMachine.Token>()
+    for _ in 0..<1_000 {
+      let (token, _) = register(FakeTask(), ids: [AnyHashableSendable(1)], in: &machine)
+      tokens.insert(token)
+      _ = machine.finished(token)
+    }
+    #expect(tokens.count == 1)
+    #expect(machine.count == 0)
+    #expect(machine.count(for: AnyHashableSendable(1)) == 0)
   }
 }

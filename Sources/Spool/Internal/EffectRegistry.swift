@@ -10,12 +10,16 @@ import Synchronization
 @usableFromInline
 final class EffectRegistry: Sendable {
   /// The registry of the store whose effect is running in the current task.
-  @TaskLocal static var current: EffectRegistry?
+  static var current: EffectRegistry? { currentLocal.get() }
+
+  /// The task-local value behind ``current``, pushed by every effect task. (Spelled out
+  /// rather than `@TaskLocal`, whose projection cannot be used from inlinable code.)
+  @usableFromInline static let currentLocal = TaskLocal<EffectRegistry?>(wrappedValue: nil)
 
   private let machine = Mutex(EffectRegistryStateMachine())
 
   /// The executor effect tasks prefer, if the store was given one.
-  let executor: (any TaskExecutor)?
+  @usableFromInline let executor: (any TaskExecutor)?
 
   init(executor: (any TaskExecutor)? = nil) {
     self.executor = executor
@@ -23,39 +27,53 @@ final class EffectRegistry: Sendable {
 
   /// Starts `operation` in a new task registered under `ids`.
   ///
-  /// The task is created while the registry is locked, so that it cannot end (and deregister)
-  /// before it is registered; its body waits for the lock only when it ends.
+  /// The slot is reserved before the task exists and the task attached after, so the lock is
+  /// not held while the task is created; a task that ends or is cancelled in between is
+  /// handled by the state machine. Inlinable so that the store's specialized effect path
+  /// creates the task without generic metadata lookups.
   ///
   /// - Complexity: O(`ids.count`), plus one task creation.
+  @inlinable
   @discardableResult
   func spawn<T: Sendable>(
     ids: [AnyHashableSendable],
     priority: TaskPriority?,
     operation: @escaping @Sendable () async throws -> T
   ) -> Task<T, any Error> {
-    let (task, action) = machine.withLock { machine in
-      let token = machine.makeToken()
-      let task = makeTask(priority: priority) {
-        defer { self.finished(token) }
-        return try await EffectRegistry.$current.withValue(self) { try await operation() }
+    let token = reserve(ids: ids)
+    let task: Task<T, any Error>
+    if let executor {
+      task = Task(executorPreference: executor, priority: priority) { [self] in
+        defer { finished(token) }
+        return try await EffectRegistry.currentLocal.withValue(self) { try await operation() }
       }
-      return (task, machine.register(task, token: token, ids: ids))
+    } else {
+      task = Task(priority: priority) { [self] in
+        defer { finished(token) }
+        return try await EffectRegistry.currentLocal.withValue(self) { try await operation() }
+      }
     }
-    if case let .cancel(task) = action { task.cancel() }
+    attach(task, to: token)
     return task
   }
 
-  private func makeTask<T: Sendable>(
-    priority: TaskPriority?,
-    body: @escaping @Sendable () async throws -> T
-  ) -> Task<T, any Error> {
-    if let executor {
-      return Task(executorPreference: executor, priority: priority, operation: body)
-    }
-    return Task(priority: priority, operation: body)
+  /// Reserves the slot of a task about to be created under `ids`.
+  @usableFromInline
+  func reserve(ids: [AnyHashableSendable]) -> Int {
+    machine.withLock { $0.reserve(ids: ids) }
   }
 
-  private func finished(_ token: EffectRegistryStateMachine.Token) {
+  /// Hands over the task created for `token`; cancels it if it was cancelled meanwhile or the
+  /// registry is shut down.
+  @usableFromInline
+  func attach(_ task: some RegisteredTask, to token: Int) {
+    let action = machine.withLock { $0.attach(task, to: token) }
+    if case .cancel = action { task.cancel() }
+  }
+
+  /// The task of `token` ended.
+  @usableFromInline
+  func finished(_ token: Int) {
     let waiters = machine.withLock { $0.finished(token) }
     for waiter in waiters { waiter.resume() }
   }

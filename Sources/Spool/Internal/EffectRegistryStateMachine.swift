@@ -1,6 +1,7 @@
 import ConcurrencyExtras
 
 /// A running task that the registry can cancel, whatever its result type.
+@usableFromInline
 protocol RegisteredTask: Sendable {
   func cancel()
 }
@@ -11,54 +12,97 @@ extension Task: RegisteredTask {}
 ///
 /// ``EffectRegistry`` owns one behind a mutex and carries out the returned actions outside the
 /// lock, so that this logic is testable synchronously, without tasks or timing.
+///
+/// Registration has two steps, so that the lock is not held while a task is created (creating
+/// a task can wake a thread, and the tasks that end meanwhile would wait for the lock):
+/// ``reserve(ids:)`` takes a slot before the task exists, ``attach(_:to:)`` hands the task over
+/// once it does. The task may end, or be cancelled, in between; the slot remembers either.
+///
+/// Slots live in an array reused through a free list (a token is a slot's index), which is
+/// cheaper per effect than hashing into a dictionary. A slot is freed only when its task has
+/// both been attached and ended, so a token can never name a newer task.
 struct EffectRegistryStateMachine {
-  typealias Token = UInt64
+  typealias Token = Int
 
-  struct Entry {
-    var task: any RegisteredTask
+  struct Slot {
+    /// The task, once attached.
+    var task: (any RegisteredTask)?
     var ids: [AnyHashableSendable]
+    /// Cancelled (by ID or shutdown) before the task was attached: cancel it when it is.
+    var cancelRequested = false
+    /// The task ended (before or after it was attached).
+    var ended = false
+    var inUse = true
   }
 
-  private(set) var entries: [Token: Entry] = [:]
+  private var slots: [Slot] = []
+  private var freeSlots: [Token] = []
   private var tokensByID: [AnyHashableSendable: Set<Token>] = [:]
   private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
-  private var nextToken: Token = 0
   private(set) var isShutdown = false
+  /// The number of registered tasks that have not ended.
+  private(set) var count = 0
 
-  /// What the owner must do after registering a task.
-  enum RegisterAction {
+  /// What the owner must do after attaching a task.
+  enum AttachAction {
     case none
-    /// The registry is shut down: cancel the task at once (it is still tracked until it ends).
-    case cancel(any RegisteredTask)
+    /// The task was cancelled before it was attached, or the registry is shut down: cancel it
+    /// now (it is still tracked until it ends).
+    case cancel
   }
 
-  /// Hands out the token for the next task.
-  mutating func makeToken() -> Token {
-    defer { nextToken &+= 1 }
-    return nextToken
-  }
-
-  mutating func register(
-    _ task: any RegisteredTask, token: Token, ids: [AnyHashableSendable]
-  ) -> RegisterAction {
-    entries[token] = Entry(task: task, ids: ids)
+  /// Takes a slot for a task about to be created under `ids`.
+  mutating func reserve(ids: [AnyHashableSendable]) -> Token {
+    let token: Token
+    if let free = freeSlots.popLast() {
+      token = free
+      slots[token] = Slot(ids: ids)
+    } else {
+      token = slots.count
+      slots.append(Slot(ids: ids))
+    }
+    count += 1
     for id in ids { tokensByID[id, default: []].insert(token) }
-    return isShutdown ? .cancel(task) : .none
+    return token
+  }
+
+  /// Hands the task created for `token` over to the registry.
+  mutating func attach(_ task: any RegisteredTask, to token: Token) -> AttachAction {
+    precondition(slots[token].inUse, "Internal inconsistency: effect \(token) attached twice")
+    if slots[token].ended {
+      release(token)
+      return .none
+    }
+    slots[token].task = task
+    return slots[token].cancelRequested || isShutdown ? .cancel : .none
   }
 
   /// Forgets a task that has ended; returns the waiters of ``waitUntilIdle`` to resume, if the
   /// registry just became empty.
   mutating func finished(_ token: Token) -> [UnsafeContinuation<Void, Never>] {
-    guard let entry = entries.removeValue(forKey: token) else {
+    guard slots.indices.contains(token), slots[token].inUse, !slots[token].ended else {
       preconditionFailure("Internal inconsistency: effect \(token) ended twice")
     }
-    for id in entry.ids {
+    for id in slots[token].ids {
       tokensByID[id]?.remove(token)
       if tokensByID[id]?.isEmpty == true { tokensByID[id] = nil }
     }
-    guard entries.isEmpty, !idleWaiters.isEmpty else { return [] }
+    if slots[token].task == nil {
+      // Not attached yet: `attach` frees the slot.
+      slots[token].ended = true
+      slots[token].ids = []
+    } else {
+      release(token)
+    }
+    count -= 1
+    guard count == 0, !idleWaiters.isEmpty else { return [] }
     defer { idleWaiters = [] }
     return idleWaiters
+  }
+
+  private mutating func release(_ token: Token) {
+    slots[token] = Slot(task: nil, ids: [], inUse: false)
+    freeSlots.append(token)
   }
 
   /// Takes the tasks registered under `id`, to cancel.
@@ -66,26 +110,35 @@ struct EffectRegistryStateMachine {
   /// They leave the ID at once (they are still tracked until they end): a cancelled task that
   /// takes a while to end must not be found, and cancelled again, by every later cancellation
   /// of the same ID. Without this, restarting an effect with `cancelInFlight` got slower with
-  /// every restart (measured: 20,000 restarts 0.65 s, 200,000 restarts 42 s).
+  /// every restart (measured: 20,000 restarts 0.65 s, 200,000 restarts 42 s). A task not yet
+  /// attached is cancelled when it is.
   mutating func takeTasks(for id: AnyHashableSendable) -> [any RegisteredTask] {
     guard let tokens = tokensByID.removeValue(forKey: id) else { return [] }
-    return tokens.compactMap { entries[$0]?.task }
+    var tasks: [any RegisteredTask] = []
+    tasks.reserveCapacity(tokens.count)
+    for token in tokens {
+      if let task = slots[token].task {
+        tasks.append(task)
+      } else {
+        slots[token].cancelRequested = true
+      }
+    }
+    return tasks
   }
 
-  /// Marks the registry shut down; returns every running task, to cancel.
+  /// Marks the registry shut down; returns every running task, to cancel. Tasks attached later
+  /// are cancelled when they are.
   mutating func shutdown() -> [any RegisteredTask] {
     isShutdown = true
-    return entries.values.map(\.task)
+    return slots.compactMap { $0.inUse && !$0.ended ? $0.task : nil }
   }
 
   /// Whether `continuation` must be resumed now (nothing runs) or was kept for later.
   mutating func waitUntilIdle(_ continuation: UnsafeContinuation<Void, Never>) -> Bool {
-    if entries.isEmpty { return true }
+    if count == 0 { return true }
     idleWaiters.append(continuation)
     return false
   }
-
-  var count: Int { entries.count }
 
   func count(for id: AnyHashableSendable) -> Int { tokensByID[id]?.count ?? 0 }
 }
