@@ -129,39 +129,40 @@ extension Effect {
     line: UInt = #line,
     column: UInt = #column
   ) -> Self {
-    withEscapedDependencies { escaped in
-      Self(
-        operation: .run(priority) { send in
-          await escaped.yield {
-            do {
-              try await operation(send)
-              return Task.isCancelled ? .cancelled : .finished
-            } catch is CancellationError {
-              return .cancelled
-            } catch {
-              if Task.isCancelled { return .cancelled }
-              if let handler {
-                await handler(error, send)
-                return .failed
-              }
-              reportIssue(
-                """
-                An "Effect.run" created at "\(fileID):\(line)" threw an unhandled error: \
-                \(error)
-
-                All non-cancellation errors must be handled explicitly: pass a "catch:" \
-                handler to "Effect.run", or catch the error inside the operation.
-                """,
-                fileID: fileID,
-                filePath: filePath,
-                line: line,
-                column: column
-              )
+    // What `withEscapedDependencies` does, without its `yield`'s extra task-local read and
+    // result type check per effect: the dependencies in effect now go with the work.
+    let dependencies = DependencyValues._current
+    return Self(
+      operation: .run(priority) { send in
+        await DependencyValues.$_current.withValue(dependencies) {
+          do {
+            try await operation(send)
+            return Task.isCancelled ? .cancelled : .finished
+          } catch is CancellationError {
+            return .cancelled
+          } catch {
+            if Task.isCancelled { return .cancelled }
+            if let handler {
+              await handler(error, send)
               return .failed
             }
+            reportIssue(
+              """
+              An "Effect.run" created at "\(fileID):\(line)" threw an unhandled error: \
+              \(error)
+
+              All non-cancellation errors must be handled explicitly: pass a "catch:" \
+              handler to "Effect.run", or catch the error inside the operation.
+              """,
+              fileID: fileID,
+              filePath: filePath,
+              line: line,
+              column: column
+            )
+            return .failed
           }
         }
-      )
-    }
+      }
+    )
   }
 }
