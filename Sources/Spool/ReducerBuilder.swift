@@ -96,9 +96,7 @@ public struct _ReducerSequence<R0: Reducer, R1: Reducer<R0.State, R0.Action>>: R
   public func reduce(into state: inout R0.State, action: R0.Action) -> Effect<R0.Action> {
     let firstEffect = first.reduce(into: &state, action: action)
     let secondEffect = second.reduce(into: &state, action: action)
-    if firstEffect.isNone { return secondEffect }
-    if secondEffect.isNone { return firstEffect }
-    return .merge(firstEffect, secondEffect)
+    return firstEffect.merge(with: secondEffect)
   }
 }
 

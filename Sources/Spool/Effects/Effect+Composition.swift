@@ -34,10 +34,21 @@ extension Effect {
 
   /// Merges this effect with another; see ``merge(_:)-(Effect...)``.
   ///
+  /// When either effect is ``none``, the other is returned as is, without building an array:
+  /// the operators that combine a child's effect with the parent's use it for that reason.
+  ///
   /// ```swift
   /// return effect.merge(with: .send(.didStart))
   /// ```
+  @inlinable
   public func merge(with other: Self) -> Self {
+    if isNone { return other }
+    if other.isNone { return self }
+    return mergeNonEmpty(other)
+  }
+
+  @usableFromInline
+  func mergeNonEmpty(_ other: Self) -> Self {
     .merge([self, other])
   }
 
@@ -90,7 +101,14 @@ extension Effect {
   /// ```swift
   /// return childEffect.map { .child($0) }
   /// ```
+  @inlinable
   public func map<T: Sendable>(_ transform: @escaping @Sendable (Action) -> T) -> Effect<T> {
+    if isNone { return .none }
+    return mapNonEmpty(transform)
+  }
+
+  @usableFromInline
+  func mapNonEmpty<T: Sendable>(_ transform: @escaping @Sendable (Action) -> T) -> Effect<T> {
     switch operation {
     case .none:
       return .none

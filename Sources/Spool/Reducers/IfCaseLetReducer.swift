@@ -18,6 +18,7 @@ extension Reducer {
   ///     Home()
   ///   }
   /// ```
+  @inlinable
   public func ifCaseLet<
     ChildState, ChildAction: Sendable, Child: Reducer<ChildState, ChildAction>
   >(
@@ -33,8 +34,11 @@ extension Reducer {
     return _IfCaseLetReducer(
       parent: self,
       child: child(),
-      extract: { toChildState.extract(from: $0) },
-      embed: { $0 = toChildState.embed($1) },
+      modifyChild: { state, body in
+        guard var childState = toChildState.extract(from: state) else { return nil }
+        defer { state = toChildState.embed(childState) }
+        return body(&childState)
+      },
       toChildAction: AnyCasePath(toChildAction),
       operatorName: "ifCaseLet",
       missingState: "the state was not in the case that holds the state of \"\(Child.self)\"",

@@ -22,6 +22,7 @@ extension Reducer {
   ///     Alert()
   ///   }
   /// ```
+  @inlinable
   public func ifLet<ChildState, ChildAction: Sendable, Child: Reducer<ChildState, ChildAction>>(
     _ toChildState: WritableKeyPath<State, ChildState?>,
     action toChildAction: CaseKeyPath<Action, ChildAction>,
@@ -34,8 +35,12 @@ extension Reducer {
     _IfLetReducer(
       parent: self,
       child: child(),
-      extract: { $0[keyPath: toChildState] },
-      embed: { $0[keyPath: toChildState] = $1 },
+      modifyChild: { state, body in
+        // In place: a copy of the child's state would make its storage non-unique, and the
+        // child's first change would then copy its collections.
+        guard state[keyPath: toChildState] != nil else { return nil }
+        return body(&state[keyPath: toChildState]!)
+      },
       toChildAction: AnyCasePath(toChildAction),
       operatorName: "ifLet",
       missingState: "the child state was nil",
@@ -49,12 +54,22 @@ public typealias _IfLetReducer<Parent: Reducer, Child: Reducer> =
   _PresentChildReducer<Parent, Child>
 
 /// Where an operator was applied, for the messages it reports.
+@usableFromInline
 struct OperatorLocation: Sendable {
-  let fileID: StaticString
-  let filePath: StaticString
-  let line: UInt
-  let column: UInt
+  @usableFromInline let fileID: StaticString
+  @usableFromInline let filePath: StaticString
+  @usableFromInline let line: UInt
+  @usableFromInline let column: UInt
 
+  @usableFromInline
+  init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
+    self.fileID = fileID
+    self.filePath = filePath
+    self.line = line
+    self.column = column
+  }
+
+  @usableFromInline
   func report(_ message: String) {
     reportIssue(message, fileID: fileID, filePath: filePath, line: line, column: column)
   }
@@ -64,44 +79,79 @@ struct OperatorLocation: Sendable {
 /// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)`` and
 /// ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)`` return.
 public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
-  let parent: Parent
-  let child: Child
-  let extract: (Parent.State) -> Child.State?
-  let embed: (inout Parent.State, Child.State) -> Void
-  let toChildAction: AnyCasePath<Parent.Action, Child.Action>
-  let operatorName: StaticString
-  let missingState: String
-  let location: OperatorLocation
+  /// Runs the given closure on the child's state, in the parent's state; `nil` when the child's
+  /// state is absent.
+  @usableFromInline
+  typealias ModifyChild = (
+    inout Parent.State, (inout Child.State) -> Effect<Child.Action>
+  ) -> Effect<Child.Action>?
 
+  @usableFromInline let parent: Parent
+  @usableFromInline let child: Child
+  @usableFromInline let modifyChild: ModifyChild
+  @usableFromInline let toChildAction: AnyCasePath<Parent.Action, Child.Action>
+  @usableFromInline let operatorName: StaticString
+  @usableFromInline let missingState: String
+  @usableFromInline let location: OperatorLocation
+
+  @usableFromInline
+  init(
+    parent: Parent,
+    child: Child,
+    modifyChild: @escaping ModifyChild,
+    toChildAction: AnyCasePath<Parent.Action, Child.Action>,
+    operatorName: StaticString,
+    missingState: String,
+    location: OperatorLocation
+  ) {
+    self.parent = parent
+    self.child = child
+    self.modifyChild = modifyChild
+    self.toChildAction = toChildAction
+    self.operatorName = operatorName
+    self.missingState = missingState
+    self.location = location
+  }
+
+  @inlinable
   public func reduce(
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
     let childEffect = reduceChild(into: &state, action: action)
     let parentEffect = parent.reduce(into: &state, action: action)
-    return .merge(childEffect, parentEffect)
+    return childEffect.merge(with: parentEffect)
   }
 
-  private func reduceChild(
+  @inlinable
+  func reduceChild(
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
     guard let childAction = toChildAction.extract(from: action) else { return .none }
-    guard var childState = extract(state) else {
-      location.report(
-        """
-        An "\(operatorName)" at "\(location.fileID):\(location.line)" received a child \
-        action when \(missingState):
-
-          Action: \(String(customDumping: action))
-          Child reducer: \(Child.self)
-
-        The action was ignored. Make sure the child state is present before sending it \
-        actions, and that the child's effects are cancelled when the parent removes it.
-        """
-      )
+    let child = self.child
+    guard
+      let effect = modifyChild(&state, { child.reduce(into: &$0, action: childAction) })
+    else {
+      reportMissingState(action)
       return .none
     }
+    if effect.isNone { return .none }
     let toChildAction = self.toChildAction
-    defer { embed(&state, childState) }
-    return child.reduce(into: &childState, action: childAction).map { toChildAction.embed($0) }
+    return effect.map { toChildAction.embed($0) }
+  }
+
+  @usableFromInline
+  func reportMissingState(_ action: Parent.Action) {
+    location.report(
+      """
+      An "\(operatorName)" at "\(location.fileID):\(location.line)" received a child \
+      action when \(missingState):
+
+        Action: \(String(customDumping: action))
+        Child reducer: \(Child.self)
+
+      The action was ignored. Make sure the child state is present before sending it \
+      actions, and that the child's effects are cancelled when the parent removes it.
+      """
+    )
   }
 }

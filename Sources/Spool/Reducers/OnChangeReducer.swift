@@ -17,6 +17,7 @@ extension Reducer {
   ///     }
   ///   }
   /// ```
+  @inlinable
   public func onChange<Value: Equatable, Changed: Reducer<State, Action>>(
     of toValue: @escaping (State) -> Value,
     @ReducerBuilder<State, Action> _ reducer: @escaping (
@@ -30,15 +31,26 @@ extension Reducer {
 /// The reducer that ``Reducer/onChange(of:_:)`` returns.
 public struct _OnChangeReducer<Base: Reducer, Value: Equatable, Changed: Reducer>: Reducer
 where Changed.State == Base.State, Changed.Action == Base.Action {
-  let base: Base
-  let toValue: (Base.State) -> Value
-  let reducer: (Value, Value) -> Changed
+  @usableFromInline let base: Base
+  @usableFromInline let toValue: (Base.State) -> Value
+  @usableFromInline let reducer: (Value, Value) -> Changed
 
+  @usableFromInline
+  init(
+    base: Base, toValue: @escaping (Base.State) -> Value,
+    reducer: @escaping (Value, Value) -> Changed
+  ) {
+    self.base = base
+    self.toValue = toValue
+    self.reducer = reducer
+  }
+
+  @inlinable
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     let oldValue = toValue(state)
     let baseEffect = base.reduce(into: &state, action: action)
     let newValue = toValue(state)
     guard oldValue != newValue else { return baseEffect }
-    return .merge(baseEffect, reducer(oldValue, newValue).reduce(into: &state, action: action))
+    return baseEffect.merge(with: reducer(oldValue, newValue).reduce(into: &state, action: action))
   }
 }

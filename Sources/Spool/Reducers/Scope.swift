@@ -39,6 +39,7 @@ where Child.Action: Sendable {
   ///   - toChildState: A writable key path to the child state.
   ///   - toChildAction: A case key path to the child action.
   ///   - child: The child reducer.
+  @inlinable
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState>,
     action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
@@ -63,6 +64,7 @@ where Child.Action: Sendable {
   /// ```swift
   /// Scope(state: \.loggedIn, action: \.loggedIn) { Home() }
   /// ```
+  @inlinable
   public init<ChildState, ChildAction>(
     state toChildState: CaseKeyPath<ParentState, ChildState>,
     action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
@@ -81,33 +83,40 @@ where Child.Action: Sendable {
     self.column = column
   }
 
+  @inlinable
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = toChildAction.extract(from: action) else { return .none }
-    let toChildAction = self.toChildAction
+    let effect: Effect<Child.Action>
     switch toChildState {
     case let .keyPath(keyPath):
-      return child.reduce(into: &state[keyPath: keyPath], action: childAction)
-        .map { toChildAction.embed($0) }
+      effect = child.reduce(into: &state[keyPath: keyPath], action: childAction)
     case let .casePath(casePath):
       guard var childState = casePath.extract(from: state) else {
-        reportIssue(
-          """
-          A "Scope" at "\(fileID):\(line)" received a child action when the state was not \
-          in the case that holds the state of "\(Child.self)":
-
-            Action: \(String(customDumping: action))
-            State: \(String(customDumping: state))
-
-          The action was ignored. This usually means a parent reducer changed the state's \
-          case before the "Scope" ran: place the "Scope" before it in the body.
-          """,
-          fileID: fileID, filePath: filePath, line: line, column: column
-        )
+        reportMissingCase(action: action, state: state)
         return .none
       }
-      defer { state = casePath.embed(childState) }
-      return child.reduce(into: &childState, action: childAction)
-        .map { toChildAction.embed($0) }
+      effect = child.reduce(into: &childState, action: childAction)
+      state = casePath.embed(childState)
     }
+    if effect.isNone { return .none }
+    let toChildAction = self.toChildAction
+    return effect.map { toChildAction.embed($0) }
+  }
+
+  @usableFromInline
+  func reportMissingCase(action: ParentAction, state: ParentState) {
+    reportIssue(
+      """
+      A "Scope" at "\(fileID):\(line)" received a child action when the state was not \
+      in the case that holds the state of "\(Child.self)":
+
+        Action: \(String(customDumping: action))
+        State: \(String(customDumping: state))
+
+      The action was ignored. This usually means a parent reducer changed the state's \
+      case before the "Scope" ran: place the "Scope" before it in the body.
+      """,
+      fileID: fileID, filePath: filePath, line: line, column: column
+    )
   }
 }

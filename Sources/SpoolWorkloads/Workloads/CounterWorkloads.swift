@@ -137,6 +137,11 @@ enum CounterWorkloads {
                 index += 1
               }
               run.progress.advance(by: ReducerBaselines.chunk)
+              // A producer on the cooperative pool that never suspends holds a pool thread
+              // (there are as many as cores) until it is done, and the store's drain loop
+              // then waits for a thread while the producers spill into the queue's
+              // overflow. CPU-bound tasks should yield now and then; these do, every chunk.
+              await Task.yield()
             }
           }
         }
