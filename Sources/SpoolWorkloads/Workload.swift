@@ -70,6 +70,7 @@ extension Workload {
     FileIOWorkload.workload,
     EchoWorkload.workload,
     TodosWorkload.workload,
+    InstrumentationWorkload.workload,
   ]
 
   /// The set `spool bench` runs when no workload is named: all of them, at their defaults,

@@ -1,0 +1,105 @@
+import Spool
+import SpoolProfiling
+
+/// `instrumentation`: what a ``LatencyRecorder`` costs a store, on the cheapest reducer there
+/// is (``CounterFeature``) and on one that works for about a microsecond per action
+/// (``BusyFeature``). Each is driven through `enqueue` from one producer, without and with a
+/// recorder; the recorded run is the `spool-instrumented` baseline, so `spool/baseline` is the
+/// factor instrumentation slows the store down by.
+///
+/// Each side is run ``rounds`` times, alternating, and the fastest run of each side counts: on
+/// a shared machine the fastest run is the one least disturbed by other work.
+enum InstrumentationWorkload {
+  static let rounds = 3
+  /// The work per action of the busy reducer.
+  static let workNanoseconds = 1_000
+  /// The busy reducer gets this share of the actions (each costs ~1 µs rather than ~50 ns).
+  static let workShare = 10
+
+  static let workload = Workload(
+    name: "instrumentation",
+    summary: "counter and a 1 µs reducer, without and with a latency recorder",
+    defaultActions: 2_000_000
+  ) { run in
+    let actions = run.actions
+    let counter = try await alternate(run, "counter", actions: actions) { recorder in
+      try await CounterWorkloads.enqueueIncrements(run, actions: actions, instrumentation: recorder)
+    }
+
+    let iterations = BusyFeature.iterations(forNanoseconds: workNanoseconds)
+    let workActions = max(1, actions / workShare)
+    let rawLoop = try await ReducerBaselines.rawLoop(
+      run, reducer: BusyFeature(iterations: iterations), initialState: BusyFeature.State(),
+      actions: workActions, makeAction: { _ in .work },
+      verify: { state, label in try checkCount(state.count, expected: workActions, label) })
+    let work = try await alternate(run, "work", actions: workActions) { recorder in
+      try await enqueueWork(run, actions: workActions, iterations: iterations, recorder: recorder)
+    }
+    let rawNanoseconds = 1e9 / max(rawLoop.throughputPerSecond, 1)
+    return [
+      run.report(
+        name: "instrumentation-counter", counter.plain, baselines: [counter.instrumented],
+        parameters: ["rounds": String(rounds), "producer": "enqueue"]),
+      run.report(
+        name: "instrumentation-work", work.plain, baselines: [rawLoop, work.instrumented],
+        parameters: [
+          "rounds": String(rounds), "producer": "enqueue",
+          "targetNanosecondsPerAction": String(workNanoseconds),
+          "iterations": String(iterations),
+          "rawLoopNanosecondsPerAction": String(Int(rawNanoseconds.rounded())),
+        ]),
+    ]
+  }
+
+  /// Runs `drive` without and with a recorder, ``rounds`` times each, alternating; returns the
+  /// fastest of each as Spool's measurement and the `spool-instrumented` baseline.
+  static func alternate<Action: Sendable>(
+    _ run: WorkloadRun, _ label: String, actions: Int,
+    _ drive: (_ recorder: LatencyRecorder<Action>?) async throws -> Measurement
+  ) async throws -> (plain: SpoolMeasurement, instrumented: Measurement) {
+    var plain: SpoolMeasurement?
+    var instrumented: Measurement?
+    for _ in 0..<rounds {
+      let measured = try await run.spool(Action.self, name: label) { recorder in
+        try await drive(recorder)
+      }
+      if plain.map({ measured.measurement.seconds < $0.measurement.seconds }) ?? true {
+        plain = measured
+      }
+      run.progress.begin(run.label("\(label) (instrumented)"), total: actions)
+      var recorded = try await drive(LatencyRecorder<Action>(traceCapacity: 1_024))
+      recorded.name = "spool-instrumented"
+      if instrumented.map({ recorded.seconds < $0.seconds }) ?? true {
+        instrumented = recorded
+      }
+    }
+    guard let plain, let instrumented else {
+      preconditionFailure("Internal inconsistency: \(rounds) rounds measured nothing")
+    }
+    return (plain, instrumented)
+  }
+
+  /// ``BusyFeature``'s work through `enqueue` from one producer, until all is reduced.
+  static func enqueueWork(
+    _ run: WorkloadRun, actions: Int, iterations: Int,
+    recorder: LatencyRecorder<BusyFeature.Action>?
+  ) async throws -> Measurement {
+    let store = Store(initialState: BusyFeature.State(), instrumentation: recorder) {
+      BusyFeature(iterations: iterations)
+    }
+    let result = await Measurement.time("spool", actions: actions) {
+      var index = 0
+      while index < actions {
+        let end = min(index + ReducerBaselines.chunk, actions)
+        while index < end {
+          store.enqueue(.work)
+          index += 1
+        }
+        run.progress.advance(by: ReducerBaselines.chunk)
+      }
+      await store.finish()
+    }
+    try checkCount(await store.state.count, expected: actions, run.label("spool"))
+    return result
+  }
+}
