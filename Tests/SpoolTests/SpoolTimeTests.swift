@@ -1,0 +1,68 @@
+import Testing
+
+@testable import Spool
+
+/// The instrumentation's time source agrees with `CLOCK_MONOTONIC`, whichever source it uses.
+@Suite struct SpoolTimeTests {
+  /// The smallest distance between `SpoolTime.now()` and `CLOCK_MONOTONIC` over a few tries:
+  /// one try can be preempted between its two reads; the best cannot be, every time.
+  func closestDistance(tries: Int = 20) -> UInt64 {
+    _ = SpoolTime.now()  // calibrates, if the counter is used
+    var best = UInt64.max
+    for _ in 0..<tries {
+      let before = SpoolTime.monotonicNanoseconds()
+      let now = SpoolTime.now()
+      let after = SpoolTime.monotonicNanoseconds()
+      let distance: UInt64
+      if now < before {
+        distance = before - now
+      } else if now > after {
+        distance = now - after
+      } else {
+        distance = 0
+      }
+      best = min(best, distance)
+    }
+    return best
+  }
+
+  @Test func readsTheMonotonicTimeline() {
+    // Within 50 µs of the clock, right after calibration.
+    #expect(closestDistance() < 50_000, "source: \(SpoolTime.source)")
+  }
+
+  @Test func staysOnTheTimelineAfterAWhile() async throws {
+    _ = SpoolTime.now()
+    try await Task.sleep(for: .milliseconds(200))
+    // A rate off by 100 ppm would be 20 µs away after 200 ms.
+    #expect(closestDistance() < 50_000, "source: \(SpoolTime.source)")
+  }
+
+  @Test func neverGoesBackwardsOnOneThread() {
+    var previous = SpoolTime.now()
+    for _ in 0..<100_000 {
+      let next = SpoolTime.now()
+      #expect(next >= previous)
+      if next < previous { break }
+      previous = next
+    }
+  }
+
+  @Test func aCounterReadBeforeTheBaseReadsAsTheBase() {
+    let clock = CounterClock(
+      isEnabled: true, baseTicks: 1_000, baseNanoseconds: 5_000, scale: 1 << 32)
+    #expect(clock.nanoseconds(ticks: 999) == 5_000)
+    #expect(clock.nanoseconds(ticks: 1_000) == 5_000)
+    #expect(clock.nanoseconds(ticks: 3_000) == 7_000)
+  }
+
+  @Test func scalingDoesNotOverflowOverYears() {
+    // 0.3 ns per tick (a 3.3 GHz counter), ten years of ticks.
+    let scale = UInt64((0.3 * 4_294_967_296).rounded())
+    let clock = CounterClock(isEnabled: true, baseTicks: 0, baseNanoseconds: 0, scale: scale)
+    let tenYearsOfTicks: UInt64 = 3_300_000_000 * 86_400 * 3_650
+    let nanoseconds = clock.nanoseconds(ticks: tenYearsOfTicks)
+    let expected = Double(tenYearsOfTicks) * 0.3
+    #expect(abs(Double(nanoseconds) - expected) / expected < 1e-6)
+  }
+}
