@@ -191,7 +191,7 @@ where R.State: Sendable {
     // 4.6 M/s with, 7.8 M/s without). When the sender's task already has exactly these
     // dependencies (the same storage, bit for bit: a store made without `withDependencies:`
     // and sent to from a task without overrides), the push changes nothing and is skipped.
-    if Self.isBitwiseEqual(DependencyValues._current, dependencies) {
+    if DependencyValues._current.isIdentical(to: dependencies) {
       return sendWithCurrentDependencies(action)
     }
     return DependencyValues.$_current.withValue(dependencies) {
@@ -209,16 +209,6 @@ where R.State: Sendable {
     return StoreTask(tasks: tasks)
   }
 
-  /// Whether two values have the same bits: then they are the same value (same references,
-  /// same fields). Different bits do not prove them different; callers treat that as "maybe".
-  @inlinable
-  static func isBitwiseEqual<T>(_ lhs: T, _ rhs: T) -> Bool {
-    withUnsafeBytes(of: lhs) { left in
-      withUnsafeBytes(of: rhs) { right in
-        left.elementsEqual(right)
-      }
-    }
-  }
 
   @usableFromInline
   func reportSendAfterShutdown(_ action: Action) {
