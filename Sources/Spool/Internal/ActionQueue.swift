@@ -78,6 +78,9 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     /// Actions taken from the overflow, served before the ring again.
     @usableFromInline var batch: [Element] = []
     @usableFromInline var batchIndex = 0
+    /// An emptied batch whose storage the next overflow reuses, so that a sustained overflow
+    /// does not grow a new array from nothing (and copy it at every doubling) each time.
+    @usableFromInline var spare: [Element] = []
     @usableFromInline init() {}
   }
 
@@ -163,7 +166,10 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   func pushOverflow(_ element: Element) {
     overflow.withLock { list in
       list.append(element)
-      overflowActive.store(true, ordering: .sequentiallyConsistent)
+      // Written only under this lock: when it already says so, there is nothing to publish.
+      if !overflowActive.load(ordering: .relaxed) {
+        overflowActive.store(true, ordering: .sequentiallyConsistent)
+      }
     }
   }
 
@@ -241,14 +247,18 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     }
     publishConsumed()
     guard overflowActive.load(ordering: .sequentiallyConsistent) else { return nil }
-    let taken = overflow.withLock { list in
+    var taken = consumer.pointee.spare.take()
+    overflow.withLock { list in
       overflowActive.store(false, ordering: .sequentiallyConsistent)
-      return list.take()
+      swap(&list, &taken)
     }
     consumer.pointee.batch = taken
     consumer.pointee.batchIndex = 0
     return takeFromBatch()
   }
+
+  /// The largest overflow storage (in actions) the consumer keeps for reuse.
+  @usableFromInline static var spareCapacityLimit: Int { 16_384 }
 
   @inlinable
   func takeFromBatch() -> Element? {
@@ -257,7 +267,11 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     consumer.pointee.batchIndex = index + 1
     if index + 1 == consumer.pointee.batch.count {
       let element = consumer.pointee.batch[index]
-      consumer.pointee.batch.removeAll(keepingCapacity: false)
+      // Keep the storage for the next overflow, unless it is large: a burst's peak should not
+      // stay resident for the life of the store.
+      let keep = consumer.pointee.batch.capacity <= Self.spareCapacityLimit
+      consumer.pointee.batch.removeAll(keepingCapacity: keep)
+      consumer.pointee.spare = consumer.pointee.batch.take()
       consumer.pointee.batchIndex = 0
       return element
     }
