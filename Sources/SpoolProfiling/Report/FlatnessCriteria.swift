@@ -3,15 +3,15 @@
 /// The first ``warmUpFraction`` of the samples (at least one) are left out: stores, rows,
 /// connections, allocator arenas and lazily made runtime metadata all appear there. The rest is
 /// cut in thirds; each figure's median over the first third is compared with its median over the
-/// last third. A figure grew when its last median exceeds `first × ratio` **and** `first + floor`.
-/// The defaults, and why:
+/// last third (for live effects, the minimum: see below). A figure grew when its last value
+/// exceeds `first × ratio` **and** `first + floor`. The defaults, and why:
 ///
 /// | figure | ratio | floor | why |
 /// |---|---|---|---|
 /// | RSS | 1.10 | 4 MiB | a leak grows without bound; allocator arenas and page-granular noise stay within a few MiB |
 /// | reduce p99 | 2 | 10 µs | a reduce's own cost; a per-action slowdown (a registry that grows) doubles it, a preempted reduce is rarer than 1% |
 /// | queue wait p99 | 3 | 1 ms | includes waiting behind the rest of a window and for a core shared with other processes: noisier |
-/// | live effects | 2 | 100 | sampled at random points of windows of up to 1,000 effects; a leak grows past any bound |
+/// | live effects (minimum) | 2 | 100 | a leaked effect never ends, so leaks raise the lowest count; effects in flight come and go with each window (0 to 1,000 at a random sampling point) and leave the minimum alone |
 ///
 /// Medians over many intervals, rather than one percentile of a third, keep a burst of load
 /// from elsewhere on a shared machine (a build, for a few seconds) from deciding the verdict;
@@ -98,7 +98,7 @@ public struct FlatnessCriteria: Sendable, Equatable {
         figure: { Double($0.reduce.p99Nanoseconds) },
         feature: { Double($0.reduceP99Nanoseconds) }),
       check(
-        .liveEffects, liveEffects, first, last,
+        .liveEffects, liveEffects, first, last, statistic: .minimum,
         figure: { Double($0.liveEffects) }, feature: { Double($0.liveEffects) }),
     ]
     return FlatnessVerdict(
@@ -106,16 +106,23 @@ public struct FlatnessCriteria: Sendable, Equatable {
       windowSamples: window, checks: checks)
   }
 
-  /// Compares the medians of `figure` over `first` and `last`; when it grew, names the feature
-  /// whose own median grew most.
+  /// Compares `statistic` of `figure` over `first` and `last`; when it grew, names the feature
+  /// whose own figure grew most.
   private func check(
     _ metric: FlatnessCheck.Metric, _ limit: Limit, _ first: [TimelineSample],
     _ last: [TimelineSample], busyOnly: Bool = false,
+    statistic: FlatnessCheck.Statistic = .median,
     figure: (TimelineSample) -> Double,
     feature: ((TimelineFeatureSample) -> Double)?
   ) -> FlatnessCheck {
+    func summarize(_ values: [Double]) -> Double {
+      switch statistic {
+      case .median: Self.median(values)
+      case .minimum: values.min() ?? 0
+      }
+    }
     func median(_ samples: [TimelineSample]) -> Double {
-      Self.median(samples.filter { !busyOnly || $0.actions > 0 }.map(figure))
+      summarize(samples.filter { !busyOnly || $0.actions > 0 }.map(figure))
     }
     let before = median(first)
     let after = median(last)
@@ -125,7 +132,7 @@ public struct FlatnessCriteria: Sendable, Equatable {
       var largest = 0.0
       for name in Self.featureNames(first + last) {
         func featureMedian(_ samples: [TimelineSample]) -> Double {
-          Self.median(
+          summarize(
             samples.flatMap { $0.features.filter { $0.name == name } }
               .filter { !busyOnly || $0.actions > 0 }.map(feature))
         }
@@ -137,8 +144,8 @@ public struct FlatnessCriteria: Sendable, Equatable {
       }
     }
     return FlatnessCheck(
-      metric: metric, first: before, last: after, maximumRatio: limit.ratio, floor: limit.floor,
-      grew: grew, feature: grownFeature)
+      metric: metric, statistic: statistic, first: before, last: after,
+      maximumRatio: limit.ratio, floor: limit.floor, grew: grew, feature: grownFeature)
   }
 
   static func grew(from first: Double, to last: Double, _ limit: Limit) -> Bool {

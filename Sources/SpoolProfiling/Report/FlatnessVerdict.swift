@@ -51,7 +51,8 @@ public struct FlatnessVerdict: Codable, Sendable, Equatable {
 /// One figure of a timeline compared between its first and last third.
 ///
 /// `first` and `last` are medians over the samples of each third (for latencies, over the
-/// samples that reduced at least one action), so that one noisy interval moves neither. The
+/// samples that reduced at least one action), so that one noisy interval moves neither; for
+/// live effects they are minimums (see ``FlatnessCriteria``). The
 /// figure grew when `last > first × maximumRatio` **and** `last - first > floor`: the ratio
 /// catches growth, the floor keeps changes too small to matter (a few pages, a few
 /// microseconds of scheduling) from counting.
@@ -83,11 +84,21 @@ public struct FlatnessCheck: Codable, Sendable, Equatable, CustomStringConvertib
     }
   }
 
+  /// How a third's samples are summarized.
+  public enum Statistic: String, Codable, Sendable {
+    /// The median of the samples.
+    case median
+    /// The smallest sample.
+    case minimum
+  }
+
   /// The figure judged.
   public var metric: Metric
-  /// Its median over the first third after the warm-up.
+  /// How each third was summarized.
+  public var statistic: Statistic
+  /// Its ``statistic`` over the first third after the warm-up.
   public var first: Double
-  /// Its median over the last third.
+  /// Its ``statistic`` over the last third.
   public var last: Double
   /// The largest `last / first` that counts as flat.
   public var maximumRatio: Double
@@ -102,14 +113,16 @@ public struct FlatnessCheck: Codable, Sendable, Equatable, CustomStringConvertib
   ///
   /// ```swift
   /// let check = FlatnessCheck(
-  ///   metric: .liveEffects, first: 10, last: 12, maximumRatio: 2, floor: 100, grew: false
+  ///   metric: .liveEffects, statistic: .minimum, first: 10, last: 12, maximumRatio: 2,
+  ///   floor: 100, grew: false
   /// )
   /// ```
   public init(
-    metric: Metric, first: Double, last: Double, maximumRatio: Double, floor: Double,
-    grew: Bool, feature: String? = nil
+    metric: Metric, statistic: Statistic = .median, first: Double, last: Double,
+    maximumRatio: Double, floor: Double, grew: Bool, feature: String? = nil
   ) {
     self.metric = metric
+    self.statistic = statistic
     self.first = first
     self.last = last
     self.maximumRatio = maximumRatio
@@ -126,7 +139,8 @@ public struct FlatnessCheck: Codable, Sendable, Equatable, CustomStringConvertib
   /// One line: `reduce p99 grew: 1.20µs → 9.80µs (x8.17; limit x2.00 and 10.00µs) in counter`.
   public var description: String {
     let ratioText = ratio.isFinite ? String(format: "x%.2f", ratio) : "from 0"
-    return "\(metric.title) \(grew ? "grew" : "stayed flat"): \(format(first)) → "
+    let title = statistic == .minimum ? "\(metric.title) (minimum)" : metric.title
+    return "\(title) \(grew ? "grew" : "stayed flat"): \(format(first)) → "
       + "\(format(last)) (\(ratioText); limit \(String(format: "x%.2f", maximumRatio)) and "
       + "\(format(floor)))" + (feature.map { " in \($0)" } ?? "")
   }

@@ -35,7 +35,8 @@ struct SoakTally: Sendable {
 /// in windows (a window sent, then `finish()`), so that every store's queue stays bounded and
 /// its latency is a property of the store, not of how far the producers ran ahead.
 ///
-/// Every window starts with `Task.yield()`. Without it, measured: `counter` and `counter-send`
+/// Every driver runs at least one window, however late it starts. Every window starts with
+/// `Task.yield()`. Without it, measured: `counter` and `counter-send`
 /// kept both cooperative threads of a 2-core machine for the whole run (an `await` into an
 /// idle store runs on the caller's thread without suspending), and no other driver, nor the
 /// sampler, ran until the deadline.
@@ -49,12 +50,12 @@ enum SoakDrivers {
     ) { CounterFeature() }
     let observer = observe(store.states.map(\.count))
     var sent = 0
-    while soak.running {
+    repeat {
       await Task.yield()
       for _ in 0..<soak.configuration.window { store.enqueue(.increment) }
       sent += soak.configuration.window
       await store.finish()
-    }
+    } while soak.running
     let count = await store.state.count
     let observed = try await finish(observer, soak.label(feature), final: count)
     try checkCount(count, expected: sent, soak.label(feature))
@@ -69,11 +70,11 @@ enum SoakDrivers {
       instrumentation: soak.timeline.instrumentation(feature, for: CounterFeature.Action.self)
     ) { CounterFeature() }
     var sent = 0
-    while soak.running {
+    repeat {
       await Task.yield()
       for _ in 0..<soak.configuration.window { await store.send(.increment) }
       sent += soak.configuration.window
-    }
+    } while soak.running
     try checkCount(await store.state.count, expected: sent, soak.label(feature))
     return SoakTally(feature: feature, units: sent, unit: "actions")
   }
@@ -91,7 +92,7 @@ enum SoakDrivers {
     let producers = soak.configuration.producers
     let window = soak.configuration.window
     var sent = 0
-    while soak.running {
+    repeat {
       await Task.yield()
       let base = sent
       await withTaskGroup(of: Void.self) { group in
@@ -104,7 +105,7 @@ enum SoakDrivers {
       }
       sent += producers * window
       await store.finish()
-    }
+    } while soak.running
     let state = await store.state
     let observed = try await finish(
       observer, soak.label(feature), final: state.count)
@@ -120,12 +121,12 @@ enum SoakDrivers {
       instrumentation: soak.timeline.instrumentation(feature, for: EffectsFeature.Action.self)
     ) { EffectsFeature() }
     var sent = 0
-    while soak.running {
+    repeat {
       await Task.yield()
       for value in sent..<(sent + soak.configuration.window) { store.enqueue(.request(value)) }
       sent += soak.configuration.window
       await store.finish()
-    }
+    } while soak.running
     let state = await store.state
     let label = soak.label(feature)
     try checkCount(state.responses, expected: sent, label, what: "responses")
@@ -149,13 +150,13 @@ enum SoakDrivers {
       $0.continuousClock = ContinuousClock()
     }
     var sent = 0
-    while soak.running {
+    repeat {
       await Task.yield()
       for value in sent..<(sent + soak.configuration.window) { store.enqueue(.restart(value)) }
       store.enqueue(.stop)
       sent += soak.configuration.window
       await store.finish()
-    }
+    } while soak.running
     let state = await store.state
     let label = soak.label(feature)
     try checkCount(state.restarts, expected: sent, label)
@@ -186,7 +187,7 @@ enum SoakDrivers {
     var typed = 0
     var keystrokes = 0
     var last = ""
-    while soak.running {
+    repeat {
       await Task.yield()
       let word = words[typed % words.count]
       for prefix in word { store.enqueue(.queryChanged(prefix)) }
@@ -194,7 +195,7 @@ enum SoakDrivers {
       typed += 1
       last = word.last ?? ""
       await store.finish()
-    }
+    } while soak.running
     let state = await store.state
     let label = soak.label(feature)
     try checkCount(state.keystrokes, expected: keystrokes, label, what: "keystrokes")
@@ -226,7 +227,7 @@ enum SoakDrivers {
     }
     var sent = 0
     var block = 0
-    while soak.running {
+    repeat {
       await Task.yield()
       for _ in 0..<soak.configuration.readWindow {
         block = (block &* 1_103_515_245 &+ 12_345) & 0x7fff_ffff
@@ -234,7 +235,7 @@ enum SoakDrivers {
       }
       sent += soak.configuration.readWindow
       await store.finish()
-    }
+    } while soak.running
     let state = await store.state
     let label = soak.label(feature)
     try checkCount(state.completed, expected: sent, label, what: "reads")
@@ -276,7 +277,7 @@ enum SoakDrivers {
       for client in clients {
         group.addTask {
           var trips = 0
-          while soak.running {
+          repeat {
             await Task.yield()
       await Task.yield()
             try await client.send(message)
@@ -287,7 +288,7 @@ enum SoakDrivers {
               received += bytes.count
             }
             trips += 1
-          }
+          } while soak.running
           return trips
         }
       }
@@ -320,14 +321,14 @@ enum SoakDrivers {
     ) { TodosFeature() }
     let observer = observe(store.states.map(\.rowActions))
     var sent = 0
-    while soak.running {
+    repeat {
       await Task.yield()
       for index in sent..<(sent + soak.configuration.window) {
         store.enqueue(TodosWorkload.action(index, rows: rows))
       }
       sent += soak.configuration.window
       await store.finish()
-    }
+    } while soak.running
     let state = await store.state
     let observed = try await finish(
       observer, soak.label(feature), final: state.rowActions)
