@@ -19,7 +19,7 @@ struct WorkloadTests {
     "todos": ["raw-loop", "plain-actor", "locked-class", "spool-1000-rows"],
   ]
 
-  @Test(arguments: Workload.all.map(\.name))
+  @Test(arguments: Workload.standard.map(\.name))
   func runsAndReports(name: String) async throws {
     let workload = try #require(Workload.named(name))
     let reports = try await workload.run(
@@ -40,6 +40,12 @@ struct WorkloadTests {
   @Test func everyWorkloadHasAName() {
     #expect(Set(Workload.all.map(\.name)).count == Workload.all.count)
     #expect(Workload.named("nope") == nil)
+  }
+
+  @Test func theSoakRunsOnlyWhenNamed() {
+    #expect(Workload.named("soak")?.isStandard == false)
+    #expect(!Workload.standard.map(\.name).contains("soak"))
+    #expect(Set(Workload.standard.map(\.name)) == Set(Self.expectedBaselines.keys))
   }
 
   @Test func progressAdvancesWithinAPhase() {
