@@ -59,7 +59,9 @@ struct Bench: AsyncParsableCommand {
       do {
         _ = try WorkloadDuration(parsing: duration)
       } catch {
-        throw ValidationError(error.description)
+        // One line naming the value, without the usage that a ValidationError prints.
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        throw ExitCode.validationFailure
       }
       if !workloads.contains("soak") {
         throw ValidationError(
@@ -74,7 +76,7 @@ struct Bench: AsyncParsableCommand {
         let name = workload.name.padding(toLength: 14, withPad: " ", startingAt: 0)
         let volume = workload.isStandard
           ? "default \(workload.defaultActions)"
-          : "only when named; windows of \(workload.defaultActions), --duration 60s"
+          : "only when named; --duration 60s, windows of \(workload.defaultActions)"
         print("\(name)\(workload.summary) (\(volume))")
       }
       return

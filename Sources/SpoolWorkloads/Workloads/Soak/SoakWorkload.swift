@@ -25,7 +25,7 @@ enum SoakWorkload {
 
   static let workload = Workload(
     name: "soak",
-    summary: "every feature at once for --duration (default 60s); memory and latency over time",
+    summary: "every feature at once; memory and latency sampled over time",
     defaultActions: 1_000,
     isStandard: false
   ) { run in
