@@ -6,12 +6,17 @@
 /// last third (for live effects, the minimum: see below). A figure grew when its last value
 /// exceeds `first × ratio` **and** `first + floor`. The defaults, and why:
 ///
-/// | figure | ratio | floor | why |
-/// |---|---|---|---|
-/// | RSS | 1.10 | 4 MiB | a leak grows without bound; allocator arenas and page-granular noise stay within a few MiB |
-/// | reduce p99 | 2 | 10 µs | a reduce's own cost; a per-action slowdown (a registry that grows) doubles it, a preempted reduce is rarer than 1% |
-/// | queue wait p99 | 3 | 1 ms | includes waiting behind the rest of a window and for a core shared with other processes: noisier |
-/// | live effects (minimum) | 2 | 100 | a leaked effect never ends, so leaks raise the lowest count; effects in flight come and go with each window (0 to 1,000 at a random sampling point) and leave the minimum alone |
+/// - RSS: ratio 1.10, floor 4 MiB. A leak grows without bound; allocator arenas and
+///   page-granular noise stay within a few MiB. RSS follows the allocator's high-water mark,
+///   which can step up by a few MiB when more work is in flight at once: over a short run, a
+///   "grew" near the limit wants a longer run before it is called a leak.
+/// - reduce p99: ratio 2, floor 10 µs. The reducers' own cost: a per-action slowdown (a
+///   registry that grows) doubles it; a preempted reduce is rarer than 1%.
+/// - queue wait p99: ratio 3, floor 1 ms. It includes waiting behind the rest of a window and
+///   for a core shared with other processes: noisier.
+/// - live effects, on each third's minimum: ratio 2, floor 100. A leaked effect never ends, so
+///   leaks raise the lowest count; effects in flight come and go with each window (0 to 1,000
+///   at a random sampling point) and leave the minimum alone.
 ///
 /// Medians over many intervals, rather than one percentile of a third, keep a burst of load
 /// from elsewhere on a shared machine (a build, for a few seconds) from deciding the verdict;

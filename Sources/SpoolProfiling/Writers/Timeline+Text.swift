@@ -8,7 +8,7 @@ extension Timeline {
   /// ```swift
   /// print(timeline.summaryLines().joined(separator: "\n"))
   /// // timeline: 60 samples every 1.00s · flat (samples 7-24 vs 43-60)
-  /// // RSS              ▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇  40.1 MiB … 41.0 MiB
+  /// // RSS             ▇▇▇▇▇▇▇▇▇▇  40.1 MiB … 41.0 MiB
   /// // …
   /// ```
   public func summaryLines(width: Int = 60) -> [String] {
