@@ -147,6 +147,25 @@ import Testing
     #expect(Timeline.sparkline([], width: 10) == "")
   }
 
+  @Test func theTraceHasCounterTracksForTheTimeline() throws {
+    let bytes = Self.soakReport().rendered(as: .trace)
+    let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+    let events = try #require(object?["traceEvents"] as? [[String: Any]])
+    let counters = events.filter { $0["ph"] as? String == "C" }
+    // Four tracks, one value each per sample, all in the soak's process.
+    #expect(counters.count == 4 * 12)
+    #expect(Set(counters.compactMap { $0["name"] as? String })
+      == ["RSS (MiB)", "actions/s", "p99 (µs)", "live effects"])
+    #expect(counters.allSatisfy { $0["pid"] as? Int == 1 })
+    let rss = counters.filter { $0["name"] as? String == "RSS (MiB)" }
+    #expect(rss.first?["ts"] as? Double == 1e6)
+    #expect((rss.first?["args"] as? [String: Any])?["rss"] as? Double == 40)
+    let p99 = try #require(counters.first { $0["name"] as? String == "p99 (µs)" })
+    #expect((p99["args"] as? [String: Any])?["reduce"] as? Double == 2)
+    // Metadata events keep their name.
+    #expect(events.contains { ($0["args"] as? [String: Any])?["name"] as? String == "soak" })
+  }
+
   @Test func theSVGDrawsTheTimeline() {
     let svg = String(decoding: Self.soakReport().rendered(as: .svg), as: UTF8.self)
     #expect(svg.hasPrefix("<svg"))
