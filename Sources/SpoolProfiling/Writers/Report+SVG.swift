@@ -66,7 +66,8 @@ struct PlotLayout {
       return left + plotWidth * min(decades, -log10(tail)) / decades
     }
     func y(_ nanoseconds: UInt64) -> Double {
-      let value = log10(max(1, Double(nanoseconds)))
+      // Clamped: a 0 ns point (below the axis's lowest decade) stays on the plot's edge.
+      let value = min(high, max(low, log10(max(1, Double(nanoseconds)))))
       return originY + plotHeight * (1 - (value - low) / (high - low))
     }
     var svg = "<g>\n"
