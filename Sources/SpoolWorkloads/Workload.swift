@@ -23,15 +23,18 @@ public struct Workload: Sendable {
   public let summary: String
   /// The volume it runs without `--actions`.
   public let defaultActions: Int
+  /// Whether `spool bench` runs it when no workload is named (the soak runs only when named).
+  public let isStandard: Bool
   let body: @Sendable (WorkloadRun) async throws -> [WorkloadReport]
 
   init(
-    name: String, summary: String, defaultActions: Int,
+    name: String, summary: String, defaultActions: Int, isStandard: Bool = true,
     body: @escaping @Sendable (WorkloadRun) async throws -> [WorkloadReport]
   ) {
     self.name = name
     self.summary = summary
     self.defaultActions = defaultActions
+    self.isStandard = isStandard
     self.body = body
   }
 
@@ -71,15 +74,16 @@ extension Workload {
     EchoWorkload.workload,
     TodosWorkload.workload,
     InstrumentationWorkload.workload,
+    SoakWorkload.workload,
   ]
 
-  /// The set `spool bench` runs when no workload is named: all of them, at their defaults,
-  /// chosen to finish in under two minutes on a 2-core machine.
+  /// The set `spool bench` runs when no workload is named: all of them but the soak, at their
+  /// defaults, chosen to finish in under two minutes on a 2-core machine.
   ///
   /// ```swift
   /// let names = Workload.standard.map(\.name)
   /// ```
-  public static var standard: [Workload] { all }
+  public static var standard: [Workload] { all.filter(\.isStandard) }
 
   /// The workload called `name`, if any.
   ///

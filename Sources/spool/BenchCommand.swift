@@ -3,22 +3,23 @@ import Foundation
 import SpoolProfiling
 import SpoolWorkloads
 
-/// `spool bench [WORKLOAD…] [--actions N] [--producers P] [--profile] [--output DIR]
-/// [--format table|json]`.
+/// `spool bench [WORKLOAD…] [--actions N] [--producers P] [--profile] [--duration D]
+/// [--output DIR] [--format table|json]`.
 ///
 /// Runs the named workloads (the standard set when none is named), each beside its baselines
 /// measured in the same run; shows a progress bar on standard error when it is a terminal;
 /// writes one report per workload to `DIR/<workload>-<date>.json`; prints a summary table, or
 /// with `--format json` the whole report as JSON, on standard output. Exit status: 0, 1 when
-/// a workload failed its checks (lost actions, effects left running) or a report could not be
-/// written.
+/// a workload failed its checks (lost actions, effects left running), a soak's timeline was
+/// not flat (its report is written first), or a report could not be written.
 struct Bench: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run Spool's high-volume workloads beside their baselines and write reports.",
     discussion: """
       Workloads: \(Workload.all.map(\.name).joined(separator: ", ")). With none named, all of \
-      them run at their default volumes. Ratios in the summary are Spool's throughput divided \
-      by the baseline's: above 1, Spool is faster. Compare figures within one run only.
+      them but soak run at their default volumes. Ratios in the summary are Spool's throughput \
+      divided by the baseline's: above 1, Spool is faster. Compare figures within one run only. \
+      soak runs only when named, for --duration, and fails when memory or latency grew.
       """
   )
 
@@ -33,6 +34,9 @@ struct Bench: AsyncParsableCommand {
 
   @Flag(help: "Run Spool once more with a latency recorder and add per-action-case latencies.")
   var profile = false
+
+  @Option(help: "How long soak runs: 500ms, 60s, 2m, 1h or plain seconds (default 60s).")
+  var duration: String?
 
   @Option(name: .shortAndLong, help: "Directory the reports are written to.")
   var output = "Profiles"
@@ -51,19 +55,37 @@ struct Bench: AsyncParsableCommand {
     }
     if let actions, actions < 1 { throw ValidationError("--actions must be at least 1") }
     if producers < 1 { throw ValidationError("--producers must be at least 1") }
+    if let duration {
+      do {
+        _ = try WorkloadDuration(parsing: duration)
+      } catch {
+        // One line naming the value, without the usage that a ValidationError prints.
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        throw ExitCode.validationFailure
+      }
+      if !workloads.contains("soak") {
+        throw ValidationError(
+          "--duration applies to soak only: spool bench soak --duration \(duration)")
+      }
+    }
   }
 
   func run() async throws {
     if list {
       for workload in Workload.all {
         let name = workload.name.padding(toLength: 14, withPad: " ", startingAt: 0)
-        print("\(name)\(workload.summary) (default \(workload.defaultActions))")
+        let volume = workload.isStandard
+          ? "default \(workload.defaultActions)"
+          : "only when named; --duration 60s, windows of \(workload.defaultActions)"
+        print("\(name)\(workload.summary) (\(volume))")
       }
       return
     }
     let selected = workloads.isEmpty
       ? Workload.standard : workloads.compactMap { Workload.named($0) }
-    let options = WorkloadOptions(actions: actions, producers: producers, profile: profile)
+    let options = WorkloadOptions(
+      actions: actions, producers: producers, profile: profile,
+      duration: try duration.map { try WorkloadDuration(parsing: $0).duration })
     let progress = BenchProgress()
     let bar = ProgressBar.startIfTerminal(progress)
     var reports: [WorkloadReport] = []
@@ -93,6 +115,14 @@ struct Bench: AsyncParsableCommand {
       FileHandle.standardOutput.write(Data(report.rendered(as: .json)))
       FileHandle.standardError.write(Data("reports: \(paths.joined(separator: ", "))\n".utf8))
     }
+    let grown = report.workloads.compactMap { workload in
+      workload.timeline.flatMap { $0.flatness.outcome == .grew ? (workload.name, $0) : nil }
+    }
+    for (name, timeline) in grown {
+      let what = timeline.flatness.grown.map(\.description).joined(separator: "; ")
+      FileHandle.standardError.write(Data("error: \(name) · flatness: \(what)\n".utf8))
+    }
+    if !grown.isEmpty { throw ExitCode.failure }
   }
 
   /// Writes one report per workload, `DIR/<workload>-<yyyy-MM-dd>.json`; returns the paths.

@@ -24,6 +24,9 @@ enum BenchSummary {
             + rate(baseline.throughputPerSecond).leftPadded(to: 10)
             + "   spool/baseline " + ratio)
       }
+      if let timeline = workload.timeline {
+        lines.append(contentsOf: timeline.summaryLines().map { "  " + $0 })
+      }
       for effect in workload.effects {
         lines.append(
           "  effects of \(effect.label): started \(effect.started), finished "

@@ -50,4 +50,30 @@ import Testing
     #expect(regressed.output.contains("REGRESSION"))
     #expect(try run(["compare", base, directory.path]).status == 2)
   }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func aBadDurationIsOneLineNamingIt() throws {
+    // `--duration=VALUE`: a value that starts with `-` would otherwise be read as an option.
+    for value in ["5x", "0s", "-1m", "soon", "1.5.2s"] {
+      let result = try run(["bench", "soak", "--duration=\(value)"])
+      #expect(result.status == 64)
+      #expect(result.error.hasPrefix("error: invalid duration '\(value)': "))
+      #expect(result.error.filter { $0 == "\n" }.count == 1)
+    }
+    let elsewhere = try run(["bench", "counter", "--duration", "5s"])
+    #expect(elsewhere.status == 64)
+    #expect(elsewhere.error.contains("--duration applies to soak only"))
+  }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func reportPrintsASoaksTimeline() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("soak.json")
+    try TimelineTests.soakReport().write(to: path, format: .json)
+    let table = try run(["report", path])
+    #expect(table.status == 0)
+    #expect(table.output.contains("timeline: 12 samples every 1.00s · flat"))
+    #expect(try run(["compare", path, path]).status == 0)
+  }
 }

@@ -26,7 +26,7 @@ struct WorkloadTests {
     "instrumentation": ["instrumentation-counter", "instrumentation-work"]
   ]
 
-  @Test(arguments: Workload.all.map(\.name))
+  @Test(arguments: Workload.standard.map(\.name))
   func runsAndReports(name: String) async throws {
     let workload = try #require(Workload.named(name))
     let reports = try await workload.run(
@@ -48,6 +48,13 @@ struct WorkloadTests {
   @Test func everyWorkloadHasAName() {
     #expect(Set(Workload.all.map(\.name)).count == Workload.all.count)
     #expect(Workload.named("nope") == nil)
+  }
+
+  @Test func theSoakRunsOnlyWhenNamed() {
+    #expect(Workload.named("soak")?.isStandard == false)
+    #expect(!Workload.standard.map(\.name).contains("soak"))
+    let reportNames = Workload.standard.flatMap { Self.expectedReports[$0.name] ?? [$0.name] }
+    #expect(Set(reportNames) == Set(Self.expectedBaselines.keys))
   }
 
   @Test func progressAdvancesWithinAPhase() {

@@ -72,6 +72,14 @@ struct LatencyCounts {
     if value > base[Self.maximumCell] { base[Self.maximumCell] = value }
   }
 
+  /// Forgets every value: the counts, total, minimum and maximum start again from zero.
+  ///
+  /// - Complexity: O(``cells``): one pass over the buffer (about 37 KB).
+  func reset() {
+    base.update(repeating: 0, count: Self.cells)
+    base[Self.minimumCell] = .max
+  }
+
   /// A `Histogram` holding the same counts, minimum and maximum as if every value had been
   /// recorded into it.
   func histogram() -> Histogram<UInt64> {

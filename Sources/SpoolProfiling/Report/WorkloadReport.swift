@@ -33,6 +33,10 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
   public var effects: [EffectReport]
   /// A bounded sample of intervals for the Chrome trace view.
   public var trace: [TraceInterval]
+  /// For long runs (`spool bench soak`): memory, throughput, latency and live effects over
+  /// time, and whether they stayed flat. Absent from other workloads' reports and from reports
+  /// written before the field existed, which therefore still read (schema version 1).
+  public var timeline: Timeline?
 
   /// Creates a workload report; `throughputPerSecond` is derived from the other two figures.
   ///
@@ -49,7 +53,8 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
     baselines: [Baseline] = [],
     actionCases: [ActionCaseReport] = [],
     effects: [EffectReport] = [],
-    trace: [TraceInterval] = []
+    trace: [TraceInterval] = [],
+    timeline: Timeline? = nil
   ) {
     self.name = name
     self.parameters = parameters
@@ -62,6 +67,7 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
     self.actionCases = actionCases
     self.effects = effects
     self.trace = trace
+    self.timeline = timeline
   }
 
   /// Creates a workload report from what a ``LatencyRecorder`` recorded during the run.

@@ -6,7 +6,9 @@ extension Report {
   /// Each workload is a process; each track a thread. Reduces and signpost intervals are
   /// complete events (`X`), point events are instants (`i`), and queue waits and effects,
   /// which overlap, are async slices (`b`/`e`). Times are microseconds from the earliest
-  /// interval of the report.
+  /// interval of the report. A workload with a ``Timeline`` (the soak, which has no trace
+  /// sample) gets counter tracks (`C`): RSS, actions per second, p99 of queue wait and reduce,
+  /// live effects, one value per sample at its time since the start of the run.
   func chromeTraceBytes() -> [UInt8] {
     let origin = workloads.flatMap(\.trace).map(\.startNanoseconds).min() ?? 0
     var events: [ChromeTraceEvent] = []
@@ -47,6 +49,27 @@ extension Report {
           nextAsyncID += 1
         }
       }
+      for sample in workload.timeline?.samples ?? [] {
+        let time = sample.elapsedSeconds * 1e6
+        let counters: [(String, [String: Double])] = [
+          ("RSS (MiB)", ["rss": Double(sample.residentBytes) / 1_048_576]),
+          ("actions/s", ["actions": sample.throughputPerSecond]),
+          (
+            "p99 (µs)",
+            [
+              "queueWait": Double(sample.queueWait.p99Nanoseconds) / 1e3,
+              "reduce": Double(sample.reduce.p99Nanoseconds) / 1e3,
+            ]
+          ),
+          ("live effects", ["live": Double(sample.liveEffects)]),
+        ]
+        for (name, values) in counters {
+          var event = ChromeTraceEvent(
+            name: name, cat: "timeline", ph: "C", ts: time, pid: pid, tid: nil)
+          event.args = ChromeTraceEvent.Arguments(values: values)
+          events.append(event)
+        }
+      }
     }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -66,7 +89,38 @@ struct ChromeTrace: Codable {
 
 /// One trace event; field names are the format's own.
 struct ChromeTraceEvent: Codable {
-  struct Arguments: Codable { var name: String }
+  /// `args`: a name (metadata events) or named values (counter events), as flat keys.
+  struct Arguments: Codable {
+    var values: [String: Double] = [:]
+    var name: String?
+
+    init(name: String) { self.name = name }
+    init(values: [String: Double]) { self.values = values }
+
+    private struct Key: CodingKey {
+      var stringValue: String
+      var intValue: Int? { nil }
+      init(stringValue: String) { self.stringValue = stringValue }
+      init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: Key.self)
+      for key in container.allKeys {
+        if key.stringValue == "name" {
+          name = try container.decode(String.self, forKey: key)
+        } else {
+          values[key.stringValue] = try container.decode(Double.self, forKey: key)
+        }
+      }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: Key.self)
+      if let name { try container.encode(name, forKey: Key(stringValue: "name")) }
+      for (key, value) in values { try container.encode(value, forKey: Key(stringValue: key)) }
+    }
+  }
 
   var name: String
   var cat: String?

@@ -3,22 +3,34 @@ import Foundation
 extension Report {
   /// An SVG plot per workload of the latency percentile distribution: a log-scaled percentile
   /// axis (0, 90, 99, 99.9, 99.99, 99.999) across, log-scaled latency up, one color per action
-  /// case, reduce time solid and queue wait dashed.
+  /// case, reduce time solid and queue wait dashed. A workload with a ``Timeline`` (the soak)
+  /// gets a second panel: RSS and p99 latencies over time.
   func percentilePlotSVG() -> String {
     let plots = workloads.filter { !$0.actionCases.isEmpty }
+    let timelines = workloads.compactMap { workload in
+      workload.timeline.map { (workload.name, $0) }
+    }
     let layout = PlotLayout()
-    let height = max(1, plots.count) * layout.panelHeight
+    let timelinePlot = TimelinePlot()
+    let height = max(
+      1, plots.count * layout.panelHeight + timelines.count * timelinePlot.panelHeight)
     var svg = """
       <svg xmlns="http://www.w3.org/2000/svg" width="\(layout.width)" height="\(height)" \
       viewBox="0 0 \(layout.width) \(height)" font-family="sans-serif" font-size="11">
       <rect width="100%" height="100%" fill="white"/>
 
       """
-    if plots.isEmpty {
+    if plots.isEmpty && timelines.isEmpty {
       svg += "<text x=\"20\" y=\"30\">No latency figures in this report.</text>\n"
     }
-    for (index, workload) in plots.enumerated() {
-      svg += layout.panel(workload, top: index * layout.panelHeight)
+    var top = 0
+    for (name, timeline) in timelines {
+      svg += timelinePlot.panel(name, timeline, top: top)
+      top += timelinePlot.panelHeight
+    }
+    for workload in plots {
+      svg += layout.panel(workload, top: top)
+      top += layout.panelHeight
     }
     return svg + "</svg>\n"
   }
@@ -54,7 +66,8 @@ struct PlotLayout {
       return left + plotWidth * min(decades, -log10(tail)) / decades
     }
     func y(_ nanoseconds: UInt64) -> Double {
-      let value = log10(max(1, Double(nanoseconds)))
+      // Clamped: a 0 ns point (below the axis's lowest decade) stays on the plot's edge.
+      let value = min(high, max(low, log10(max(1, Double(nanoseconds)))))
       return originY + plotHeight * (1 - (value - low) / (high - low))
     }
     var svg = "<g>\n"

@@ -38,6 +38,10 @@ extension Report {
         "  vs \(baseline.name): \(DurationText.rate(baseline.throughputPerSecond))"
           + " (spool at \(String(format: "%.2f", ratio))x)")
     }
+    if let timeline = workload.timeline {
+      lines.append("")
+      lines.append(contentsOf: timeline.summaryLines())
+    }
     if !workload.actionCases.isEmpty {
       let header = ["action case", "count", "mean", "p50", "p90", "p99", "p99.9", "max"]
       for (title, pick) in [

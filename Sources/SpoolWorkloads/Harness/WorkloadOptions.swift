@@ -12,15 +12,21 @@ public struct WorkloadOptions: Sendable, Equatable {
   /// Whether to run the Spool measurement a second time with a `LatencyRecorder` attached and
   /// report its per-action-case latencies. The throughput always comes from the run without it.
   public var profile: Bool
+  /// How long the soak runs; `nil` for its default (60 s). Other workloads ignore it.
+  public var duration: Duration?
 
   /// Creates options.
   ///
   /// ```swift
   /// let quick = WorkloadOptions(actions: 10_000)
+  /// let soak = WorkloadOptions(duration: .seconds(60))
   /// ```
-  public init(actions: Int? = nil, producers: Int = 4, profile: Bool = false) {
+  public init(
+    actions: Int? = nil, producers: Int = 4, profile: Bool = false, duration: Duration? = nil
+  ) {
     self.actions = actions
     self.producers = producers
     self.profile = profile
+    self.duration = duration
   }
 }
