@@ -79,6 +79,7 @@ final class EffectRegistry: Sendable {
   }
 
   /// Cancels every task registered under `id`.
+  @usableFromInline
   func cancel(id: AnyHashableSendable) {
     let tasks = machine.withLock { $0.takeTasks(for: id) }
     for task in tasks { task.cancel() }

@@ -250,19 +250,32 @@ where R.State: Sendable {
   func startEffect(
     _ effect: Effect<Action>, of action: Action, collect: Bool
   ) -> [Task<Void, any Error>] {
-    if let box = effect.box, case let .run(priority, work) = box.operation {
-      let task = startRun(work, priority: priority, origin: action)
-      return collect ? [task] : []
+    if let box = effect.box {
+      switch box.operation {
+      case let .run(priority, work):
+        let task = startRun(work, priority: priority, origin: action, ids: [])
+        return collect ? [task] : []
+      case let .cancellable(id, cancelInFlight, inner):
+        // `.run { … }.cancellable(id:cancelInFlight:)`, the other common shape.
+        guard let innerBox = inner.box, case let .run(priority, work) = innerBox.operation
+        else { break }
+        if cancelInFlight { registry.cancel(id: id) }
+        let task = startRun(work, priority: priority, origin: action, ids: [id])
+        return collect ? [task] : []
+      default:
+        break
+      }
     }
     return runEffect(effect, of: action)
   }
 
-  /// Starts the work of a `.run` effect in a task registered without a cancellation ID.
+  /// Starts the work of a `.run` effect in a task registered under `ids`.
   @inlinable
   func startRun(
     _ work: @escaping @Sendable (Send<Action>) async -> EffectOutcome,
     priority: TaskPriority?,
-    origin: Action
+    origin: Action,
+    ids: [AnyHashableSendable]
   ) -> Task<Void, any Error> {
     guard let send = effectSend else {
       preconditionFailure("Internal inconsistency: an effect started before install()")
@@ -271,7 +284,7 @@ where R.State: Sendable {
       // `registry.spawn` written out, so that the task's closure is the only allocation
       // besides the task itself (spawn's wrapper closure would be another).
       let registry = self.registry
-      let token = registry.reserve(ids: [])
+      let token = registry.reserve(ids: ids)
       let task: Task<Void, any Error>
       if let executor = registry.executor {
         task = Task(executorPreference: executor, priority: priority) {
@@ -289,7 +302,7 @@ where R.State: Sendable {
     }
     let startedAt = SpoolTime.now()
     instrumentation.effectStarted(by: origin, at: startedAt)
-    return registry.spawn(ids: [], priority: priority) {
+    return registry.spawn(ids: ids, priority: priority) {
       let outcome = await work(send)
       instrumentation.effectEnded(
         by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome
