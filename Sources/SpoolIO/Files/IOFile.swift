@@ -77,7 +77,7 @@ public final class IOFile: Sendable {
 
   deinit {
     if !isClosed.load(ordering: .acquiring) {
-      _ = engine.syscalls.call("close", retryOnInterrupt: false) { Glibc.close(descriptor) }
+      engine.syscalls.close(descriptor, .resource)
     }
   }
 
@@ -213,10 +213,7 @@ public final class IOFile: Sendable {
       throw IOError(errno: EBADF, operation: "close", target: .descriptor(descriptor))
     }
     // Not cancellable: the descriptor is released whatever happens to the task.
-    let result = try await engine.performIgnoringCancellation(.close(fd: descriptor))
-    if result < 0 {
-      throw IOError(errno: -result, operation: "close", target: .descriptor(descriptor))
-    }
+    try await engine.close(descriptor)
   }
 
   private func checkOpen(_ operation: String) throws(IOError) {

@@ -128,9 +128,9 @@ final class ThreadPoolBackend: Sendable {
 
   private func workerLoop() {
     // Blocking: the worker parks in `read` on it.
-    let parkFD = syscalls.uring("eventfd") { cspool_eventfd(0, 0) }
+    let parkFD = syscalls.openingBackendDescriptor("eventfd") { cspool_eventfd(0, 0) }
     // Non-blocking: written to cancel the running operation, polled by BlockingExecutor.
-    let cancelFD = syscalls.uring("eventfd") { cspool_eventfd(1, 0) }
+    let cancelFD = syscalls.openingBackendDescriptor("eventfd") { cspool_eventfd(1, 0) }
     precondition(parkFD >= 0 && cancelFD >= 0, "Internal inconsistency: no eventfd for a worker")
     let executor = BlockingExecutor(syscalls: syscalls, cancelFD: cancelFD)
     while true {
@@ -147,8 +147,8 @@ final class ThreadPoolBackend: Sendable {
           return .park
         }
         // Released under the lock, so that a finished shutdown leaves no descriptor behind.
-        _ = syscalls.call("close", retryOnInterrupt: false) { close(parkFD) }
-        _ = syscalls.call("close", retryOnInterrupt: false) { close(cancelFD) }
+        syscalls.close(parkFD, .backend)
+        syscalls.close(cancelFD, .backend)
         state.workers -= 1
         guard state.workers == 0 else { return .exit([]) }
         defer { state.shutdownWaiters = [] }
@@ -167,7 +167,7 @@ final class ThreadPoolBackend: Sendable {
           operation.workerWakeFD = -1
           state.running.removeAll { $0 === operation }
           inFlight.decrement()
-          operation.complete(result: syscalls.completion(operation.request.name, result))
+          operation.complete(result: result)
         }
         var drained: UInt64 = 0
         _ = syscalls.call("eventfd_read") { read(cancelFD, &drained, 8) }
