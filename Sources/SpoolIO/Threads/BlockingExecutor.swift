@@ -46,7 +46,7 @@ struct BlockingExecutor {
     case .fsync(let fd):
       return result(syscalls.call("fsync") { fsync(fd) })
     case .stat(let fd, let path, let statx):
-      return syscalls.uring("statx") { cspool_statx_blocking(fd, path.cString, statx.pointer) }
+      return syscalls.uring("stat") { cspool_statx_blocking(fd, path.cString, statx.pointer) }
     case .rename(let from, let to):
       return result(syscalls.call("rename") { rename(from.cString, to.cString) })
     case .unlink(let path):
