@@ -248,6 +248,18 @@ extension SpoolIOTests {
       #expect(ledger.openBackendDescriptors == 0)
     }
 
+    @Test func aPoolThatCannotStartAWorkerFailsItsOperationsInsteadOfHanging() async throws {
+      // pthread_create fails with EAGAIN at the process's thread limit.
+      let plan = FaultPlan(["pthread_create": .always(.error(EAGAIN))])
+      try await withEngine(.threads, faults: plan.injector) { engine in
+        let error = await expectIOError(EAGAIN) {
+          _ = try await IOFile.open("/proc/self/stat", on: engine)
+        }
+        #expect(error?.operation == "open")
+      }
+      #expect(plan.injected("pthread_create") == 1)
+    }
+
     @Test(arguments: allBackends)
     func theEngineCountsTheDescriptorsItOpens(backend: IOBackend.Preference) async throws {
       try await withEngine(backend) { engine in

@@ -56,6 +56,12 @@ public final class IOEngine: Sendable {
 
   /// Starts an engine.
   ///
+  /// With `.automatic`, an io_uring that cannot be set up (`io_uring_setup` failing with
+  /// `ENOSYS` on an old kernel, `EPERM` under seccomp or `kernel.io_uring_disabled`, `ENOMEM`
+  /// when the locked-memory limit is too small, or a kernel lacking a needed feature) is not an
+  /// error: the engine runs on the thread backend, ``backend`` says `threads` and
+  /// ``fallbackReason`` says why.
+  ///
   /// - Parameters:
   ///   - backend: Which backend to use; `.automatic` honours `SPOOL_IO_BACKEND=threads`.
   ///   - ringEntries: Submission-queue entries of the ring (the kernel rounds up to a power of

@@ -39,6 +39,10 @@ enum IORequest {
     }
   }
 
+  var isClose: Bool {
+    if case .close = self { true } else { false }
+  }
+
   /// Whether the request may simply be made again after `EINTR` or `EAGAIN` said it did not
   /// happen. Not `close` (Linux releases the descriptor whatever close reports) nor `connect`
   /// (an interrupted connection attempt goes on in the kernel; a second one gets `EALREADY`).

@@ -135,6 +135,10 @@ public final class TCPSocket: Sendable {
 
   /// Receives up to `count` bytes; an empty result means the peer closed its side.
   ///
+  /// Returns as soon as some bytes arrived, possibly fewer than `count` (a short receive): loop
+  /// to collect a message of known length. While no byte is there it waits (would-block and
+  /// interrupted calls are retried, never reported).
+  ///
   /// - Throws: ``IOError`` (`recv(fd 9): Connection reset by peer (ECONNRESET)`), or
   ///   `CancellationError` when the task is cancelled while no data arrives.
   ///
@@ -150,6 +154,9 @@ public final class TCPSocket: Sendable {
   }
 
   /// Sends all of `bytes`.
+  ///
+  /// After a short send (the socket buffer took part of them) it sends the rest, until every
+  /// byte is sent; a full buffer is waited out, never reported.
   ///
   /// - Throws: ``IOError`` (`send(fd 9): Broken pipe (EPIPE)`), or `CancellationError`.
   ///

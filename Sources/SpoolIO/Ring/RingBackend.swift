@@ -62,7 +62,7 @@ final class RingBackend: TaskExecutor, Sendable {
     queue = Mutex(SubmissionQueueStateMachine())
     let loop = RingLoop(ring: ring, wakeFD: wakeFD, syscalls: syscalls, counter: inFlight)
     do {
-      try IOThread.spawn(name: "spool-io-ring") { [self] in
+      try IOThread.spawn(name: "spool-io-ring", syscalls: syscalls) { [self] in
         loop.run(backend: self)
       }
     } catch {

@@ -94,7 +94,8 @@ final class ThreadPoolBackend: Sendable {
     guard !state.isShuttingDown else { return }
     state.isShuttingDown = true
     while let operation = state.popFirst() {
-      operation.complete(result: -ECANCELED)
+      // -ECANCELED, except that a queued close still closes: no descriptor outlives its owner.
+      operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
     }
     // Running operations end with ECANCELED (an IOError, as on the ring), not as cancelled
     // tasks: their tasks did not ask for it.
@@ -118,11 +119,25 @@ final class ThreadPoolBackend: Sendable {
   }
 
   private func spawnWorker() {
-    do {
-      try IOThread.spawn(name: "spool-io-worker") { [self] in workerLoop() }
+    do throws(IOError) {
+      try IOThread.spawn(name: "spool-io-worker", syscalls: syscalls) { [self] in workerLoop() }
     } catch {
-      // Could not start a thread (resource limits): the existing workers take the queue.
-      state.withLock { $0.workers -= 1 }
+      // Could not start a thread (the process's thread limit): the existing workers take the
+      // queue. Without any, nobody ever would: the queued operations fail now (a close still
+      // closes), rather than leave their tasks waiting forever.
+      state.withLock { state in
+        state.workers -= 1
+        guard state.workers == 0 else { return }
+        while let operation = state.popFirst() {
+          operation.complete(
+            result: operation.request.isClose
+              ? rejectedResult(operation.request, syscalls: syscalls) : -error.errno)
+        }
+        if state.isShuttingDown {
+          for waiter in state.shutdownWaiters { waiter.resume() }
+          state.shutdownWaiters = []
+        }
+      }
     }
   }
 
