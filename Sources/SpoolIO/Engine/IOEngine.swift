@@ -176,9 +176,11 @@ public final class IOEngine: Sendable {
   /// Runs `request` and returns the kernel-style result (a value, or `-errno`).
   ///
   /// How the backends' failures reach the caller, the same on both:
-  /// - `EINTR` never does: interrupted calls are made again, and an interrupted ring operation
-  ///   is submitted again (except `close`, whose descriptor is gone whatever it reports, and
-  ///   `connect`, which goes on in the kernel).
+  /// - `EINTR`: interrupted calls are made again, and an interrupted ring operation is
+  ///   submitted again. Two exceptions: `close` is not repeated (Linux has released the
+  ///   descriptor whatever close reports; ``close(_:)`` treats it as success), and an
+  ///   interrupted `connect` on the ring is delivered (the attempt goes on in the kernel, a
+  ///   second one would fail with `EALREADY`; the thread backend waits for it instead).
   /// - `EAGAIN` never does for reads, writes, `accept`, `recv` and `send`: the thread backend
   ///   waits in `poll` until the descriptor is ready, the ring submits the operation again.
   /// - `-ECANCELED` is `CancellationError` when the task was cancelled; otherwise (the engine
@@ -234,9 +236,11 @@ public final class IOEngine: Sendable {
   }
 
   /// Closes a file or socket descriptor on the backend; the task's cancellation does not stop it.
+  ///
+  /// `EINTR` counts as success: Linux releases the descriptor before close can be interrupted.
   func close(_ fd: Int32) async throws {
     let result = try await performIgnoringCancellation(.close(fd: fd))
-    if result < 0 {
+    if result < 0 && result != -EINTR {
       throw IOError(errno: -result, operation: "close", target: .descriptor(fd))
     }
   }
