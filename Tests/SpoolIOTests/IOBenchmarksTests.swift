@@ -63,6 +63,28 @@ struct IOBenchmarksRun {
     await engine.shutdown()
   }
 
+  /// The cost of the fault-injection point on the hot path: no-op operations on an engine
+  /// without an injector (production: one branch not taken per call) against one whose
+  /// injector is called for every call and injects nothing (an upper bound on that branch).
+  @Test func faultInjectionPointCost() async throws {
+    for onLoopThread in [false, true] {
+      let plain = try IOEngine(backend: .ioUring, ringEntries: 256)
+      let probed = try IOEngine(backend: .ioUring, ringEntries: 256, faults: { _ in nil })
+      for _ in 0..<3 {
+        let withoutInjector = try await IOBenchmarks.noOperations(
+          engine: plain, tasks: 64, operationsPerTask: 3_000, onLoopThread: onLoopThread)
+        let withInjector = try await IOBenchmarks.noOperations(
+          engine: probed, tasks: 64, operationsPerTask: 3_000, onLoopThread: onLoopThread)
+        print(
+          "fault point\(onLoopThread ? " (loop thread)" : ""): without injector "
+            + "\(withoutInjector.nanosecondsPerOperation) ns/op, with an injector called on "
+            + "every call \(withInjector.nanosecondsPerOperation) ns/op")
+      }
+      await plain.shutdown()
+      await probed.shutdown()
+    }
+  }
+
   @Test func tcpEchoAgainstTheThreadBackend() async throws {
     let ring = try IOEngine(backend: .ioUring)
     let threads = try IOEngine(backend: .threads)

@@ -150,6 +150,8 @@ extension SpoolIOTests {
           _ = try await IOFile.open("/proc/self/stat", on: engine)
         }
         try await listener.close()  // closes synchronously in the engine's absence
+        #expect(engine.openResourceDescriptors == 0)
+        #expect(engine.openBackendDescriptors == 0)
       }
     }
 

@@ -56,6 +56,12 @@ public final class IOEngine: Sendable {
 
   /// Starts an engine.
   ///
+  /// With `.automatic`, an io_uring that cannot be set up (`io_uring_setup` failing with
+  /// `ENOSYS` on an old kernel, `EPERM` under seccomp or `kernel.io_uring_disabled`, `ENOMEM`
+  /// when the locked-memory limit is too small, or a kernel lacking a needed feature) is not an
+  /// error: the engine runs on the thread backend, ``backend`` says `threads` and
+  /// ``fallbackReason`` says why.
+  ///
   /// - Parameters:
   ///   - backend: Which backend to use; `.automatic` honours `SPOOL_IO_BACKEND=threads`.
   ///   - ringEntries: Submission-queue entries of the ring (the kernel rounds up to a power of
@@ -72,13 +78,29 @@ public final class IOEngine: Sendable {
     try self.init(backend: backend, ringEntries: ringEntries, faultInjector: nil)
   }
 
-  /// Starts an engine whose system calls consult `faultInjector` first (for tests).
-  package init(
+  /// Starts an engine whose system calls fail with the errno `faultInjector` returns (tests).
+  package convenience init(
     backend preference: IOBackend.Preference,
     ringEntries: UInt32 = 256,
     faultInjector: (@Sendable (_ call: String) -> Int32?)?
   ) throws(IOError) {
-    let syscalls = SystemCalls(faultInjector: faultInjector)
+    var faults: IOFault.Injector?
+    if let faultInjector {
+      faults = { call in faultInjector(call).map { IOFault.error($0) } }
+    }
+    try self.init(backend: preference, ringEntries: ringEntries, faults: faults)
+  }
+
+  /// Starts an engine whose system calls consult `faults` first (for tests).
+  ///
+  /// The faults apply to this engine alone: other engines, ``shared`` among them, never see
+  /// them, so a test can inject faults while other tests of the process do I/O.
+  package init(
+    backend preference: IOBackend.Preference,
+    ringEntries: UInt32 = 256,
+    faults: IOFault.Injector?
+  ) throws(IOError) {
+    let syscalls = SystemCalls(faultInjector: faults)
     let environment = getenv("SPOOL_IO_BACKEND").map { String(cString: $0) }
     switch preference.resolved(environment: environment) {
     case .threads:
@@ -153,10 +175,23 @@ public final class IOEngine: Sendable {
 
   /// Runs `request` and returns the kernel-style result (a value, or `-errno`).
   ///
+  /// How the backends' failures reach the caller, the same on both:
+  /// - `EINTR`: interrupted calls are made again, and an interrupted ring operation is
+  ///   submitted again. Two exceptions: `close` is not repeated (Linux has released the
+  ///   descriptor whatever close reports; ``close(_:)`` treats it as success), and an
+  ///   interrupted `connect` on the ring is delivered (the attempt goes on in the kernel, a
+  ///   second one would fail with `EALREADY`; the thread backend waits for it instead).
+  /// - `EAGAIN` never does for reads, writes, `accept`, `recv` and `send`: the thread backend
+  ///   waits in `poll` until the descriptor is ready, the ring submits the operation again.
+  /// - `-ECANCELED` is `CancellationError` when the task was cancelled; otherwise (the engine
+  ///   shut down, or the kernel cancelled it) it is the result, which ``run(_:target:)`` turns
+  ///   into an ``IOError`` with `ECANCELED`.
+  /// - Everything else (`ENOMEM` among them) is the result as the kernel gave it.
+  ///
   /// - Throws: `CancellationError` when the task was cancelled and the operation was stopped.
   func perform(_ request: IORequest) async throws -> Int32 {
     let operation = IOOperation(request)
-    return try await withTaskCancellationHandler {
+    let result = try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { continuation in
         operation.continuation = continuation
         switch storage {
@@ -170,17 +205,43 @@ public final class IOEngine: Sendable {
       case .threads(let pool): pool.cancel(operation)
       }
     }
+    account(request, result: result)
+    return result
   }
 
   /// Runs `request` to its end even if the task is cancelled (closing a descriptor).
   func performIgnoringCancellation(_ request: IORequest) async throws -> Int32 {
     let operation = IOOperation(request)
-    return try await withUnsafeThrowingContinuation { continuation in
+    let result = try await withUnsafeThrowingContinuation { continuation in
       operation.continuation = continuation
       switch storage {
       case .ring(let ring): ring.submit(operation)
       case .threads(let pool): pool.submit(operation)
       }
+    }
+    account(request, result: result)
+    return result
+  }
+
+  /// Records the descriptors that `request` opened or closed.
+  private func account(_ request: IORequest, result: Int32) {
+    switch request {
+    case .open, .accept:
+      if result >= 0 { descriptors.opened(.resource) }
+    case .close:
+      descriptors.closed(.resource, result: result)
+    default:
+      break
+    }
+  }
+
+  /// Closes a file or socket descriptor on the backend; the task's cancellation does not stop it.
+  ///
+  /// `EINTR` counts as success: Linux releases the descriptor before close can be interrupted.
+  func close(_ fd: Int32) async throws {
+    let result = try await performIgnoringCancellation(.close(fd: fd))
+    if result < 0 && result != -EINTR {
+      throw IOError(errno: -result, operation: "close", target: .descriptor(fd))
     }
   }
 
@@ -205,6 +266,16 @@ public final class IOEngine: Sendable {
     return result
   }
 
+  /// Creates a socket for a caller (non-blocking, close-on-exec) and records it.
+  func makeSocket(target: @autoclosure () -> IOError.Target) throws(IOError) -> Int32 {
+    let fd = try immediate("socket", target: target()) {
+      let type = SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue
+      return socket(AF_INET, Int32(type), 0)
+    }
+    descriptors.opened(.resource)
+    return Int32(fd)
+  }
+
   /// Operations handed to the kernel (or a pool worker) and not yet completed.
   package var operationsInFlight: Int {
     switch storage {
@@ -212,6 +283,17 @@ public final class IOEngine: Sendable {
     case .threads(let pool): pool.inFlight.current
     }
   }
+
+  /// Files and sockets this engine opened (`open`, `socket`, `accept`) and not closed yet.
+  ///
+  /// Tests expect it back at its earlier value after a scenario: unlike a count of the
+  /// process's descriptors it is not disturbed by other tests running at the same time.
+  package var openResourceDescriptors: Int { syscalls.descriptors.openResources }
+
+  /// The engine's own descriptors (the ring, eventfds) not closed yet: 0 after ``shutdown()``.
+  package var openBackendDescriptors: Int { syscalls.descriptors.openBackendDescriptors }
+
+  var descriptors: DescriptorLedger { syscalls.descriptors }
 
   var syscalls: SystemCalls {
     switch storage {

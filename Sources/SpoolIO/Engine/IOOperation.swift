@@ -43,16 +43,18 @@ final class IOOperation: @unchecked Sendable {
     self.request = request
   }
 
-  /// Resumes the awaiting task. A cancelled operation that the kernel stopped throws
-  /// `CancellationError`; one that finished before the cancellation reached it delivers its
-  /// result, so no data (or new descriptor) is ever lost.
+  /// Resumes the awaiting task. A cancelled operation that the kernel stopped (`-ECANCELED`,
+  /// or `-EINTR` / `-EAGAIN`: it did not happen) throws `CancellationError`; one that finished
+  /// before the cancellation reached it delivers its result, so no data (or new descriptor) is
+  /// ever lost. Without a cancellation, `-ECANCELED` is delivered as a result (the engine shut
+  /// down, or the kernel cancelled the operation) and becomes an ``IOError``.
   func complete(result: Int32) {
     guard phase != .completed, let continuation else {
       preconditionFailure("Internal inconsistency: an I/O operation completed twice")
     }
     phase = .completed
     self.continuation = nil
-    if cancelRequested && (result == -ECANCELED || result == -EINTR) {
+    if cancelRequested && (result == -ECANCELED || result == -EINTR || result == -EAGAIN) {
       continuation.resume(throwing: CancellationError())
     } else {
       continuation.resume(returning: result)

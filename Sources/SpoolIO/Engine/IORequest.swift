@@ -39,6 +39,20 @@ enum IORequest {
     }
   }
 
+  var isClose: Bool {
+    if case .close = self { true } else { false }
+  }
+
+  /// Whether the request may simply be made again after `EINTR` or `EAGAIN` said it did not
+  /// happen. Not `close` (Linux releases the descriptor whatever close reports) nor `connect`
+  /// (an interrupted connection attempt goes on in the kernel; a second one gets `EALREADY`).
+  var isRestartable: Bool {
+    switch self {
+    case .close, .connect: false
+    default: true
+    }
+  }
+
   /// Whether the request may wait indefinitely for a peer or a deadline (the thread backend
   /// then waits in `poll` so that cancellation can interrupt it).
   var mayWaitIndefinitely: Bool {

@@ -77,7 +77,7 @@ public final class IOFile: Sendable {
 
   deinit {
     if !isClosed.load(ordering: .acquiring) {
-      _ = engine.syscalls.call("close", retryOnInterrupt: false) { Glibc.close(descriptor) }
+      engine.syscalls.close(descriptor, .resource)
     }
   }
 
@@ -108,6 +108,14 @@ public final class IOFile: Sendable {
 
   /// Reads up to `count` bytes at `offset`; fewer at the end of the file, none past it.
   ///
+  /// Returns what one read returned: the kernel may return fewer bytes than asked for even
+  /// before the end (a short read); call again from the new offset, or use ``readToEnd(from:)``.
+  /// An interrupted or would-block read is retried, never reported.
+  ///
+  /// - Throws: ``IOError`` naming `read` and the descriptor (`ENOMEM`, `EIO`, `EISDIR`, ...;
+  ///   `ECANCELED` when the engine shut down meanwhile), or `CancellationError` when the task
+  ///   was cancelled.
+  ///
   /// ```swift
   /// let header = try await file.read(upTo: 512, at: 0)
   /// ```
@@ -131,6 +139,9 @@ public final class IOFile: Sendable {
 
   /// Reads from `offset` to the end of the file.
   ///
+  /// Goes on after short reads until a read returns nothing, so the result is the whole rest
+  /// of the file (including bytes appended while it reads).
+  ///
   /// ```swift
   /// let contents = try await file.readToEnd()
   /// ```
@@ -150,6 +161,14 @@ public final class IOFile: Sendable {
   }
 
   /// Writes all of `bytes` at `offset`; returns when the kernel has taken them all.
+  ///
+  /// A short write (the kernel took fewer bytes) is followed by another for the rest, until
+  /// every byte is written; interrupted and would-block writes are retried. A write that takes
+  /// no byte at all fails with `EIO` rather than loop forever.
+  ///
+  /// - Throws: ``IOError`` naming `write` and the descriptor (`ENOSPC`, `ENOMEM`, ...); bytes
+  ///   written before the failure stay written. `CancellationError` when the task was
+  ///   cancelled.
   ///
   /// ```swift
   /// try await file.write(Array("hello".utf8), at: 0)
@@ -213,10 +232,7 @@ public final class IOFile: Sendable {
       throw IOError(errno: EBADF, operation: "close", target: .descriptor(descriptor))
     }
     // Not cancellable: the descriptor is released whatever happens to the task.
-    let result = try await engine.performIgnoringCancellation(.close(fd: descriptor))
-    if result < 0 {
-      throw IOError(errno: -result, operation: "close", target: .descriptor(descriptor))
-    }
+    try await engine.close(descriptor)
   }
 
   private func checkOpen(_ operation: String) throws(IOError) {

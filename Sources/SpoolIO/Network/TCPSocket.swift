@@ -38,7 +38,7 @@ public final class TCPSocket: Sendable {
 
   deinit {
     if !isClosed.load(ordering: .acquiring) {
-      _ = engine.syscalls.call("close", retryOnInterrupt: false) { Glibc.close(descriptor) }
+      engine.syscalls.close(descriptor, .resource)
     }
   }
 
@@ -98,11 +98,7 @@ public final class TCPSocket: Sendable {
     engine: IOEngine, target: @autoclosure () -> IOError.Target
   ) throws(IOError) -> TCPSocket {
     // Non-blocking: io_uring waits for readiness itself, and the thread backend polls.
-    let fd = try engine.immediate("socket", target: target()) {
-      let type = SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue
-      return socket(AF_INET, Int32(type), 0)
-    }
-    return TCPSocket(descriptor: Int32(fd), engine: engine)
+    TCPSocket(descriptor: try engine.makeSocket(target: target()), engine: engine)
   }
 
   /// The local port (the one the kernel chose for a listener on port 0).
@@ -113,9 +109,9 @@ public final class TCPSocket: Sendable {
   public var localPort: UInt16 {
     var address = sockaddr_in()
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let result = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        getsockname(descriptor, $0, &length)
+    let result = withUnsafeMutablePointer(to: &address) { address in
+      address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+        engine.syscalls.call("getsockname") { getsockname(descriptor, address, &length) }
       }
     }
     return result == 0 ? UInt16(bigEndian: address.sin_port) : 0
@@ -139,6 +135,10 @@ public final class TCPSocket: Sendable {
 
   /// Receives up to `count` bytes; an empty result means the peer closed its side.
   ///
+  /// Returns as soon as some bytes arrived, possibly fewer than `count` (a short receive): loop
+  /// to collect a message of known length. While no byte is there it waits (would-block and
+  /// interrupted calls are retried, never reported).
+  ///
   /// - Throws: ``IOError`` (`recv(fd 9): Connection reset by peer (ECONNRESET)`), or
   ///   `CancellationError` when the task is cancelled while no data arrives.
   ///
@@ -154,6 +154,9 @@ public final class TCPSocket: Sendable {
   }
 
   /// Sends all of `bytes`.
+  ///
+  /// After a short send (the socket buffer took part of them) it sends the rest, until every
+  /// byte is sent; a full buffer is waited out, never reported.
   ///
   /// - Throws: ``IOError`` (`send(fd 9): Broken pipe (EPIPE)`), or `CancellationError`.
   ///
@@ -180,10 +183,8 @@ public final class TCPSocket: Sendable {
     guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else {
       throw IOError(errno: EBADF, operation: "close", target: .descriptor(descriptor))
     }
-    let result = try await engine.performIgnoringCancellation(.close(fd: descriptor))
-    if result < 0 {
-      throw IOError(errno: -result, operation: "close", target: .descriptor(descriptor))
-    }
+    // Not cancellable: the descriptor is released whatever happens to the task.
+    try await engine.close(descriptor)
   }
 
   private func checkOpen(_ operation: String) throws(IOError) {

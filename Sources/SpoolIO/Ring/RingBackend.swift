@@ -22,6 +22,12 @@ import Synchronization
 ///   kernel answers `EBUSY`.
 /// - Each in-flight operation is retained and its address is the entry's user data, so a
 ///   completion finds its task without a table lookup.
+/// - A completion with `-EINTR` or `-EAGAIN` (the operation did not happen) is submitted again
+///   unless its task was cancelled or the ring is stopping; `close` and `connect` are not
+///   restartable and deliver it. The kernel normally waits for readiness itself, so these are
+///   rare, and tests inject them (``SystemCalls/operationFault(_:)``).
+/// - An injected error fault completes the operation without the kernel, on the loop's next turn
+///   (after the cancellations that arrived meanwhile), exactly as a kernel completion would.
 ///
 /// Budget per operation on the loop: one lock round-trip to take the batch (shared by the
 /// batch), one `prep`, a share of one `io_uring_enter`, one continuation resume; no allocation.
@@ -48,7 +54,7 @@ final class RingBackend: TaskExecutor, Sendable {
     self.syscalls = syscalls
     let ring = try RingHandle(entries: entries, syscalls: syscalls)
     submissionEntries = ring.submissionEntries
-    let fd = syscalls.uring("eventfd") { cspool_eventfd(0, 0) }
+    let fd = syscalls.openingBackendDescriptor("eventfd") { cspool_eventfd(0, 0) }
     guard fd >= 0 else {
       throw IOError(errno: Int32(-fd), operation: "eventfd", target: .none)
     }
@@ -56,11 +62,11 @@ final class RingBackend: TaskExecutor, Sendable {
     queue = Mutex(SubmissionQueueStateMachine())
     let loop = RingLoop(ring: ring, wakeFD: wakeFD, syscalls: syscalls, counter: inFlight)
     do {
-      try IOThread.spawn(name: "spool-io-ring") { [self] in
+      try IOThread.spawn(name: "spool-io-ring", syscalls: syscalls) { [self] in
         loop.run(backend: self)
       }
     } catch {
-      _ = syscalls.call("close", retryOnInterrupt: false) { close(wakeFD) }
+      syscalls.close(wakeFD, .backend)
       throw error
     }
   }
@@ -158,7 +164,7 @@ final class RingBackend: TaskExecutor, Sendable {
   }
 
   fileprivate func loopDidExit() {
-    _ = syscalls.call("close", retryOnInterrupt: false) { close(wakeFD) }
+    syscalls.close(wakeFD, .backend)
     let waiters = shutdownWaiters.withLock { state -> [CheckedContinuation<Void, Never>] in
       guard case .running(let waiters) = state else { return [] }
       state = .finished
@@ -201,6 +207,10 @@ private final class RingLoop: @unchecked Sendable {
   private var wakeArmed = false
   private var backlog: [RingRequest] = []
   private var backlogHead = 0
+  /// Operations failed by an injected fault in this turn, and in the previous one (completed
+  /// after this turn's cancellations were seen). Empty unless a test injects faults.
+  private var faulted: [(IOOperation, Int32)] = []
+  private var faultedDue: [(IOOperation, Int32)] = []
   private var inFlight = 0
   private var cancelAllIssued = false
   /// Tasks resumed since the loop last considered sleeping.
@@ -252,6 +262,7 @@ private final class RingLoop: @unchecked Sendable {
         if !ranJob { break }
       }
       prepareBacklog()
+      if !faulted.isEmpty || !faultedDue.isEmpty { completeFaulted() }
       if stopping && backlogHead == backlog.count && !cancelAllIssued {
         cancelAllIssued = prepare { cspool_prep_cancel_all($0, Tag.ignored) }
       }
@@ -279,7 +290,9 @@ private final class RingLoop: @unchecked Sendable {
         }
         // Sleep only with a wake-up read in the kernel (or, when stopping, with nothing new to
         // expect but the completions of cancelled operations).
-        if (wakeArmed || stopping) && backend.prepareToSleep(knowsOfShutdown: stopping) {
+        if (wakeArmed || stopping) && faulted.isEmpty && faultedDue.isEmpty
+          && backend.prepareToSleep(knowsOfShutdown: stopping)
+        {
           waitCount = 1
         }
       }
@@ -310,8 +323,25 @@ private final class RingLoop: @unchecked Sendable {
         operation.completeCancelledBeforeStart()
         return true
       }
+      var limit = Int.max
+      switch syscalls.operationFault(operation.request.name) {
+      case .error(let errno)?:
+        operation.phase = .submitted
+        inFlight += 1
+        counter.increment()
+        faulted.append((operation, -errno))
+        return true
+      case .shortTransfer(let maximum)?:
+        limit = maximum
+      case nil:
+        break
+      }
       let userData = UInt64(UInt(bitPattern: Unmanaged.passUnretained(operation).toOpaque()))
-      guard prepare({ prepareEntry(operation.request, ring: $0, userData: userData) }) else {
+      guard
+        prepare({
+          prepareEntry(operation.request, ring: $0, userData: userData, limit: limit)
+        })
+      else {
         return false
       }
       _ = Unmanaged.passRetained(operation)  // released when its completion is reaped
@@ -347,7 +377,20 @@ private final class RingLoop: @unchecked Sendable {
     return true
   }
 
-  private func prepareEntry(_ request: IORequest, ring: OpaquePointer, userData: UInt64) -> Int32 {
+  /// Completes the operations faulted in the previous turn, then makes this turn's due.
+  private func completeFaulted() {
+    let due = faultedDue
+    faultedDue = faulted
+    faulted = []
+    for (operation, result) in due {
+      finish(operation, result: result)
+    }
+  }
+
+  /// `limit` caps the byte count of transfers (an injected short transfer; `Int.max` otherwise).
+  private func prepareEntry(
+    _ request: IORequest, ring: OpaquePointer, userData: UInt64, limit: Int
+  ) -> Int32 {
     switch request {
     case .nop:
       return cspool_prep_nop(ring, userData)
@@ -356,10 +399,11 @@ private final class RingLoop: @unchecked Sendable {
     case .close(let fd):
       return cspool_prep_close(ring, fd, userData)
     case .read(let fd, let buffer, let count, let offset):
-      return cspool_prep_read(ring, fd, buffer.pointer, UInt32(count), offset, userData)
+      return cspool_prep_read(
+        ring, fd, buffer.pointer, UInt32(min(count, limit)), offset, userData)
     case .write(let fd, let buffer, let start, let count, let offset):
       return cspool_prep_write(
-        ring, fd, buffer.pointer + start, UInt32(count), offset, userData)
+        ring, fd, buffer.pointer + start, UInt32(min(count, limit)), offset, userData)
     case .fsync(let fd):
       return cspool_prep_fsync(ring, fd, userData)
     case .stat(let fd, let path, let result):
@@ -373,9 +417,10 @@ private final class RingLoop: @unchecked Sendable {
     case .connect(let fd, let address):
       return cspool_prep_connect(ring, fd, address.pointer, UInt32(address.count), userData)
     case .receive(let fd, let buffer, let count):
-      return cspool_prep_recv(ring, fd, buffer.pointer, UInt32(count), userData)
+      return cspool_prep_recv(ring, fd, buffer.pointer, UInt32(min(count, limit)), userData)
     case .send(let fd, let buffer, let start, let count):
-      return cspool_prep_send(ring, fd, buffer.pointer + start, UInt32(count), userData)
+      return cspool_prep_send(
+        ring, fd, buffer.pointer + start, UInt32(min(count, limit)), userData)
     case .timeout(let deadline, let storage):
       return cspool_prep_timeout(ring, storage.pointer, deadline, userData)
     }
@@ -422,11 +467,22 @@ private final class RingLoop: @unchecked Sendable {
     default:
       let pointer = UnsafeRawPointer(bitPattern: UInt(completion.user_data))!
       let operation = Unmanaged<IOOperation>.fromOpaque(pointer).takeRetainedValue()
-      inFlight -= 1
-      resumedTasks += 1
-      counter.decrement()
-      operation.complete(
-        result: syscalls.completion(operation.request.name, completion.result))
+      finish(operation, result: completion.result)
     }
+  }
+
+  /// Resumes the task of a completed operation, or submits the operation again when the kernel
+  /// reports that it did not happen (`-EINTR`, `-EAGAIN`) and nobody asked to stop it.
+  private func finish(_ operation: IOOperation, result: Int32) {
+    inFlight -= 1
+    counter.decrement()
+    if (result == -EINTR || result == -EAGAIN) && operation.request.isRestartable
+      && !operation.cancelRequested && !cancelAllIssued
+    {
+      backlog.append(.submit(operation))
+      return
+    }
+    resumedTasks += 1
+    operation.complete(result: result)
   }
 }

@@ -26,6 +26,7 @@ final class RingHandle {
     guard created == 0, let ring = createdRing else {
       throw IOError(errno: -created, operation: "io_uring_setup", target: .none)
     }
+    syscalls.descriptors.opened(.backend)
     self.ring = ring
     self.syscalls = syscalls
     submissionEntries = cspool_ring_sq_entries(ring)
@@ -59,6 +60,7 @@ final class RingHandle {
     guard !isClosed else { return }
     isClosed = true
     cspool_ring_destroy(ring)
+    syscalls.descriptors.closed(.backend, result: 0)
   }
 
   deinit {

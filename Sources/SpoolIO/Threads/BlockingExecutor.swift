@@ -10,6 +10,10 @@ import CSpoolURing
 /// Requests that may wait indefinitely use non-blocking calls and wait in `poll` on both their
 /// descriptor and `cancelFD`, so a cancellation (a write to `cancelFD`) ends them with
 /// `-ECANCELED`. Results follow the kernel's convention: a value, or `-errno`.
+///
+/// Every call goes through ``SystemCalls``, which retries `EINTR`; `EAGAIN` from a read, write,
+/// accept, recv or send waits in `poll` for the descriptor and tries again, so it never reaches
+/// the caller.
 struct BlockingExecutor {
   let syscalls: SystemCalls
   let cancelFD: Int32
@@ -24,20 +28,25 @@ struct BlockingExecutor {
       // Not retried: after EINTR the descriptor is already released on Linux.
       return result(syscalls.call("close", retryOnInterrupt: false) { close(fd) })
     case .read(let fd, let buffer, let count, let offset):
-      return result(syscalls.call("read") {
-        offset == .max
-          ? read(fd, buffer.pointer, count) : pread(fd, buffer.pointer, count, off_t(offset))
-      })
+      // EAGAIN (a descriptor opened non-blocking, or a fault) waits in `poll`, as on sockets.
+      return retryWhenReady(fd, events: POLLIN) {
+        syscalls.transfer("read", count: count) { count in
+          offset == .max
+            ? read(fd, buffer.pointer, count) : pread(fd, buffer.pointer, count, off_t(offset))
+        }
+      }
     case .write(let fd, let buffer, let start, let count, let offset):
-      return result(syscalls.call("write") {
-        offset == .max
-          ? write(fd, buffer.pointer + start, count)
-          : pwrite(fd, buffer.pointer + start, count, off_t(offset))
-      })
+      return retryWhenReady(fd, events: POLLOUT) {
+        syscalls.transfer("write", count: count) { count in
+          offset == .max
+            ? write(fd, buffer.pointer + start, count)
+            : pwrite(fd, buffer.pointer + start, count, off_t(offset))
+        }
+      }
     case .fsync(let fd):
       return result(syscalls.call("fsync") { fsync(fd) })
     case .stat(let fd, let path, let statx):
-      return syscalls.uring("statx") { cspool_statx_blocking(fd, path.cString, statx.pointer) }
+      return syscalls.uring("stat") { cspool_statx_blocking(fd, path.cString, statx.pointer) }
     case .rename(let from, let to):
       return result(syscalls.call("rename") { rename(from.cString, to.cString) })
     case .unlink(let path):
@@ -51,7 +60,10 @@ struct BlockingExecutor {
         connect(fd, address.pointer.assumingMemoryBound(to: sockaddr.self),
                 socklen_t(address.count))
       }
-      guard started == -Int(EINPROGRESS) else { return result(started) }
+      // EALREADY: an earlier attempt was interrupted and the connection goes on; wait for it.
+      guard started == -Int(EINPROGRESS) || started == -Int(EALREADY) else {
+        return result(started)
+      }
       let ready = waitUntilReady(fd, events: POLLOUT, deadline: nil)
       guard ready == 0 else { return ready }
       var error: Int32 = 0
@@ -62,11 +74,13 @@ struct BlockingExecutor {
       return got < 0 ? result(got) : -error
     case .receive(let fd, let buffer, let count):
       return retryWhenReady(fd, events: POLLIN) {
-        syscalls.call("recv") { recv(fd, buffer.pointer, count, Int32(MSG_DONTWAIT)) }
+        syscalls.transfer("recv", count: count) { count in
+          recv(fd, buffer.pointer, count, Int32(MSG_DONTWAIT))
+        }
       }
     case .send(let fd, let buffer, let start, let count):
       return retryWhenReady(fd, events: POLLOUT) {
-        syscalls.call("send") {
+        syscalls.transfer("send", count: count) { count in
           send(fd, buffer.pointer + start, count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
         }
       }

@@ -94,7 +94,8 @@ final class ThreadPoolBackend: Sendable {
     guard !state.isShuttingDown else { return }
     state.isShuttingDown = true
     while let operation = state.popFirst() {
-      operation.complete(result: -ECANCELED)
+      // -ECANCELED, except that a queued close still closes: no descriptor outlives its owner.
+      operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
     }
     // Running operations end with ECANCELED (an IOError, as on the ring), not as cancelled
     // tasks: their tasks did not ask for it.
@@ -118,19 +119,33 @@ final class ThreadPoolBackend: Sendable {
   }
 
   private func spawnWorker() {
-    do {
-      try IOThread.spawn(name: "spool-io-worker") { [self] in workerLoop() }
+    do throws(IOError) {
+      try IOThread.spawn(name: "spool-io-worker", syscalls: syscalls) { [self] in workerLoop() }
     } catch {
-      // Could not start a thread (resource limits): the existing workers take the queue.
-      state.withLock { $0.workers -= 1 }
+      // Could not start a thread (the process's thread limit): the existing workers take the
+      // queue. Without any, nobody ever would: the queued operations fail now (a close still
+      // closes), rather than leave their tasks waiting forever.
+      state.withLock { state in
+        state.workers -= 1
+        guard state.workers == 0 else { return }
+        while let operation = state.popFirst() {
+          operation.complete(
+            result: operation.request.isClose
+              ? rejectedResult(operation.request, syscalls: syscalls) : -error.errno)
+        }
+        if state.isShuttingDown {
+          for waiter in state.shutdownWaiters { waiter.resume() }
+          state.shutdownWaiters = []
+        }
+      }
     }
   }
 
   private func workerLoop() {
     // Blocking: the worker parks in `read` on it.
-    let parkFD = syscalls.uring("eventfd") { cspool_eventfd(0, 0) }
+    let parkFD = syscalls.openingBackendDescriptor("eventfd") { cspool_eventfd(0, 0) }
     // Non-blocking: written to cancel the running operation, polled by BlockingExecutor.
-    let cancelFD = syscalls.uring("eventfd") { cspool_eventfd(1, 0) }
+    let cancelFD = syscalls.openingBackendDescriptor("eventfd") { cspool_eventfd(1, 0) }
     precondition(parkFD >= 0 && cancelFD >= 0, "Internal inconsistency: no eventfd for a worker")
     let executor = BlockingExecutor(syscalls: syscalls, cancelFD: cancelFD)
     while true {
@@ -147,8 +162,8 @@ final class ThreadPoolBackend: Sendable {
           return .park
         }
         // Released under the lock, so that a finished shutdown leaves no descriptor behind.
-        _ = syscalls.call("close", retryOnInterrupt: false) { close(parkFD) }
-        _ = syscalls.call("close", retryOnInterrupt: false) { close(cancelFD) }
+        syscalls.close(parkFD, .backend)
+        syscalls.close(cancelFD, .backend)
         state.workers -= 1
         guard state.workers == 0 else { return .exit([]) }
         defer { state.shutdownWaiters = [] }
@@ -167,7 +182,7 @@ final class ThreadPoolBackend: Sendable {
           operation.workerWakeFD = -1
           state.running.removeAll { $0 === operation }
           inFlight.decrement()
-          operation.complete(result: syscalls.completion(operation.request.name, result))
+          operation.complete(result: result)
         }
         var drained: UInt64 = 0
         _ = syscalls.call("eventfd_read") { read(cancelFD, &drained, 8) }
