@@ -37,7 +37,7 @@ extension Report {
 }
 
 /// Geometry and drawing of one SVG panel.
-struct PlotLayout {
+struct PlotLayout: SVGMarkup {
   let width = 900
   let panelHeight = 420
   let left = 70.0
@@ -107,21 +107,6 @@ struct PlotLayout {
   }
 
   private func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> String {
-    "<line x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"#eee\"/>\n"
-  }
-
-  private func text(
-    _ x: Double, _ y: Double, _ content: String, anchor: String = "start",
-    weight: String = "normal"
-  ) -> String {
-    "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\" font-weight=\"\(weight)\">"
-      + escape(content) + "</text>\n"
-  }
-
-  private func f(_ value: Double) -> String { String(format: "%.1f", value) }
-
-  private func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    line(x1, y1, x2, y2, stroke: "#eee")
   }
 }

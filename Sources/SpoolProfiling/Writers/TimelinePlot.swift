@@ -3,7 +3,7 @@ import Foundation
 /// Geometry and drawing of a timeline's SVG panel: RSS over time above, queue wait and reduce
 /// p99 over time below (log scale), with the warm-up greyed and the two thirds that the
 /// flatness verdict compares tinted.
-struct TimelinePlot {
+struct TimelinePlot: SVGMarkup {
   let width = 900
   let panelHeight = 520
   let left = 70.0
@@ -139,21 +139,6 @@ struct TimelinePlot {
   }
 
   private func gridLine(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> String {
-    "<line x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"#ddd\"/>\n"
-  }
-
-  private func text(
-    _ x: Double, _ y: Double, _ content: String, anchor: String = "start",
-    weight: String = "normal"
-  ) -> String {
-    "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\" font-weight=\"\(weight)\">"
-      + escape(content) + "</text>\n"
-  }
-
-  private func f(_ value: Double) -> String { String(format: "%.1f", value) }
-
-  private func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    line(x1, y1, x2, y2, stroke: "#ddd")
   }
 }
