@@ -100,18 +100,7 @@ enum CounterWorkloads {
     let store = Store(initialState: CounterFeature.State(), instrumentation: instrumentation) {
       CounterFeature()
     }
-    let result = await Measurement.time("spool", actions: actions) {
-      var index = 0
-      while index < actions {
-        let end = min(index + ReducerBaselines.chunk, actions)
-        while index < end {
-          store.enqueue(.increment)
-          index += 1
-        }
-        run.progress.advance(by: ReducerBaselines.chunk)
-      }
-      await store.finish()
-    }
+    let result = await Producers.enqueue(.increment, times: actions, into: store, run)
     try checkCount(await store.state.count, expected: actions, run.label("spool"))
     return result
   }

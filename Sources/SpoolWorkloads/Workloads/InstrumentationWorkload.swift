@@ -87,18 +87,7 @@ enum InstrumentationWorkload {
     let store = Store(initialState: BusyFeature.State(), instrumentation: recorder) {
       BusyFeature(iterations: iterations)
     }
-    let result = await Measurement.time("spool", actions: actions) {
-      var index = 0
-      while index < actions {
-        let end = min(index + ReducerBaselines.chunk, actions)
-        while index < end {
-          store.enqueue(.work)
-          index += 1
-        }
-        run.progress.advance(by: ReducerBaselines.chunk)
-      }
-      await store.finish()
-    }
+    let result = await Producers.enqueue(.work, times: actions, into: store, run)
     try checkCount(await store.state.count, expected: actions, run.label("spool"))
     return result
   }
