@@ -49,36 +49,15 @@ enum EchoWorkload {
     instrumentation: LatencyRecorder<EchoServerFeature.Action>?
   ) async throws -> Measurement {
     let label = run.label("spool")
-    let listener = try await NetworkClient.live(on: engine).listen("127.0.0.1", 0)
-    let store = Store(
-      initialState: EchoServerFeature.State(),
-      options: StoreOptions(
-        instrumentation: instrumentation, effectExecutor: engine.taskExecutor)
-    ) {
-      EchoServerFeature(listener: listener)
-    }
-    store.enqueue(.start)
-    var clients: [TCPSocket] = []
-    for _ in 0..<connections {
-      clients.append(
-        try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, on: engine))
-    }
-    try await waitUntil(label, "the server accepted every client") {
-      await store.state.accepted == connections
-    }
+    let server = try await EchoServer.start(
+      connections: connections, engine: engine, instrumentation: instrumentation, label: label)
     let message = [UInt8](repeating: 0x5A, count: messageSize)
     let result = try await Measurement.time("spool", actions: connections * roundTrips) {
       try await withThrowingTaskGroup(of: Void.self) { group in
-        for client in clients {
+        for client in server.clients {
           group.addTask {
             for trip in 0..<roundTrips {
-              try await client.send(message)
-              var received = 0
-              while received < messageSize {
-                let bytes = try await client.receive(upTo: messageSize - received)
-                try check(!bytes.isEmpty, label, "the server closed a connection early")
-                received += bytes.count
-              }
+              try await EchoServer.roundTrip(client, message, label: label)
               if trip & 63 == 63 { run.progress.advance(by: 64) }
             }
           }
@@ -86,20 +65,7 @@ enum EchoWorkload {
         try await group.waitForAll()
       }
     }
-    for client in clients { try await client.close() }
-    try await waitUntil(label, "the server saw every client close") {
-      await store.state.closed == connections
-    }
-    store.enqueue(.stop)
-    await store.finish()
-    try await listener.close()
-    let state = await store.state
-    let expected = connections * roundTrips * messageSize
-    try check(
-      state.bytesEchoed == expected, label,
-      "echoed \(state.bytesEchoed) bytes, expected \(expected)")
-    try check(state.connections.isEmpty, label, "\(state.connections.count) rows left")
-    try check(store.runningEffectCount == 0, label, "effects still running after finish()")
+    try await server.stop(expectingBytes: connections * roundTrips * messageSize)
     return result
   }
 
@@ -112,5 +78,70 @@ enum EchoWorkload {
       try check(SpoolTime.now() < deadline, label, "timed out waiting until \(what)")
       try await Task.sleep(for: .milliseconds(1))
     }
+  }
+}
+
+/// The echo server store of `echo` (and of the soak), on a loopback listener, with its clients.
+struct EchoServer {
+  let store: Store<EchoServerFeature.State, EchoServerFeature.Action>
+  let listener: TCPListener
+  let clients: [TCPSocket]
+  /// The measurement's label, for errors.
+  let label: String
+
+  /// Starts the server's store, its effects on `engine`'s thread, and connects `connections`
+  /// clients; returns when the server has accepted them all.
+  static func start(
+    connections: Int, engine: IOEngine,
+    instrumentation: (any StoreInstrumentation<EchoServerFeature.Action>)?, label: String
+  ) async throws -> EchoServer {
+    let listener = try await NetworkClient.live(on: engine).listen("127.0.0.1", 0)
+    let store = Store(
+      initialState: EchoServerFeature.State(),
+      options: StoreOptions(instrumentation: instrumentation, effectExecutor: engine.taskExecutor)
+    ) {
+      EchoServerFeature(listener: listener)
+    }
+    store.enqueue(.start)
+    var clients: [TCPSocket] = []
+    for _ in 0..<connections {
+      clients.append(
+        try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, on: engine))
+    }
+    try await EchoWorkload.waitUntil(label, "the server accepted every client") {
+      await store.state.accepted == connections
+    }
+    return EchoServer(store: store, listener: listener, clients: clients, label: label)
+  }
+
+  /// Sends `message` on `client` and reads its echo back, whole.
+  static func roundTrip(_ client: TCPSocket, _ message: [UInt8], label: String) async throws {
+    try await client.send(message)
+    var received = 0
+    while received < message.count {
+      let bytes = try await client.receive(upTo: message.count - received)
+      try check(!bytes.isEmpty, label, "the server closed a connection early")
+      received += bytes.count
+    }
+  }
+
+  /// Closes the clients, waits for the server to see it, stops the server and checks that it
+  /// echoed `expectingBytes` bytes and left no connection row and no effect behind.
+  func stop(expectingBytes expected: Int) async throws {
+    for client in clients { try await client.close() }
+    let store = self.store
+    let connections = clients.count
+    try await EchoWorkload.waitUntil(label, "the server saw every client close") {
+      await store.state.closed == connections
+    }
+    store.enqueue(.stop)
+    await store.finish()
+    try await listener.close()
+    let state = await store.state
+    try check(
+      state.bytesEchoed == expected, label,
+      "echoed \(state.bytesEchoed) bytes, expected \(expected)")
+    try check(state.connections.isEmpty, label, "\(state.connections.count) rows left")
+    try check(store.runningEffectCount == 0, label, "effects still running after finish()")
   }
 }

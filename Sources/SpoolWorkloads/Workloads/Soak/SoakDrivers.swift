@@ -253,40 +253,18 @@ enum SoakDrivers {
     let engine = soak.engine
     let connections = soak.configuration.connections
     let size = EchoWorkload.messageSize
-    let listener = try await NetworkClient.live(on: engine).listen("127.0.0.1", 0)
-    let store = Store(
-      initialState: EchoServerFeature.State(),
-      options: StoreOptions(
-        instrumentation: soak.timeline.instrumentation(
-          feature, for: EchoServerFeature.Action.self),
-        effectExecutor: engine.taskExecutor)
-    ) {
-      EchoServerFeature(listener: listener)
-    }
-    store.enqueue(.start)
-    var clients: [TCPSocket] = []
-    for _ in 0..<connections {
-      clients.append(
-        try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, on: engine))
-    }
-    try await EchoWorkload.waitUntil(label, "the server accepted every client") {
-      await store.state.accepted == connections
-    }
+    let server = try await EchoServer.start(
+      connections: connections, engine: engine,
+      instrumentation: soak.timeline.instrumentation(feature, for: EchoServerFeature.Action.self),
+      label: label)
     let message = [UInt8](repeating: 0x5A, count: size)
     let roundTrips = try await withThrowingTaskGroup(of: Int.self) { group in
-      for client in clients {
+      for client in server.clients {
         group.addTask {
           var trips = 0
           repeat {
             await Task.yield()
-      await Task.yield()
-            try await client.send(message)
-            var received = 0
-            while received < size {
-              let bytes = try await client.receive(upTo: size - received)
-              try check(!bytes.isEmpty, label, "the server closed a connection early")
-              received += bytes.count
-            }
+            try await EchoServer.roundTrip(client, message, label: label)
             trips += 1
           } while soak.running
           return trips
@@ -294,19 +272,7 @@ enum SoakDrivers {
       }
       return try await group.reduce(0, +)
     }
-    for client in clients { try await client.close() }
-    try await EchoWorkload.waitUntil(label, "the server saw every client close") {
-      await store.state.closed == connections
-    }
-    store.enqueue(.stop)
-    await store.finish()
-    try await listener.close()
-    let state = await store.state
-    try check(
-      state.bytesEchoed == roundTrips * size, label,
-      "echoed \(state.bytesEchoed) bytes, expected \(roundTrips * size)")
-    try check(state.connections.isEmpty, label, "\(state.connections.count) rows left")
-    try check(store.runningEffectCount == 0, label, "effects still running after finish()")
+    try await server.stop(expectingBytes: roundTrips * size)
     return SoakTally(feature: feature, units: roundTrips, unit: "round trips")
   }
 
