@@ -156,6 +156,11 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// action that was enqueued before it, by the store's drain loop. Enqueueing after
   /// ``shutdown()`` is a reported misuse: the action is dropped.
   ///
+  /// A producer task that enqueues without ever suspending holds one of the cooperative pool's
+  /// threads (there are as many as cores) while it runs, and the store's drain loop needs one
+  /// too: yield now and then, for instance once per queue capacity (1,024 actions by default),
+  /// or the queue spills into its overflow until the producer is done.
+  ///
   /// - Complexity: O(1). With the store busy, one compare-and-swap and no allocation.
   ///
   /// ```swift
