@@ -206,7 +206,8 @@ struct ReportFuzzTests {
     switch outcome {
     case .failure(let error):
       let text = error.description
-      #expect(text.hasPrefix("\(Self.path): "), "\(text), \(context)", sourceLocation: sourceLocation)
+      #expect(
+        text.hasPrefix("\(Self.path): "), "\(text), \(context)", sourceLocation: sourceLocation)
       #expect(!text.contains("\n"), "\(text), \(context)", sourceLocation: sourceLocation)
       #expect(
         text.count > Self.path.count + 10 && text.count < 400, "\(text), \(context)",
