@@ -7,7 +7,7 @@ import Testing
 @Suite struct ReportFuzzRegressionTests {
   /// `spool report --format svg` trapped ("Double value cannot be converted to UInt64") on a
   /// latency above 1e19 ns: the plot's top grid line, 1e20 ns, was converted to UInt64.
-  /// Found by `ReportFuzzTests` (default seed, iteration 41 with the fuzzer of this commit).
+  /// Found by `ReportFuzzTests` with its default seed.
   static let latencyAbove1e19 = #"""
     {"schemaVersion": 1,
      "environment": {"hostName": "h", "cores": 1, "kernel": "k", "swiftVersion": "6",
