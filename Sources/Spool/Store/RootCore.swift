@@ -4,6 +4,14 @@ import Dependencies
 import IssueReporting
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// An action in the queue, with the time it was enqueued when the store is instrumented.
 @usableFromInline
 struct QueuedAction<Action: Sendable>: Sendable {
@@ -201,7 +209,9 @@ where R.State: Sendable {
 
   @inlinable
   func sendWithCurrentDependencies(_ action: Action) -> StoreTask {
-    if queue.hasPending { _ = drainAvailable(limit: .max) }
+    // Everything enqueued before this send comes first, including a slot another producer has
+    // claimed but not written yet: the sender's own earlier enqueues may sit behind it.
+    if queue.hasPending { drainEverything() }
     let tasks = processInline(
       action, enqueuedAt: instrumentation == nil ? 0 : SpoolTime.now(), collect: true
     )
@@ -209,6 +219,21 @@ where R.State: Sendable {
     return StoreTask(tasks: tasks)
   }
 
+
+  /// Reduces until nothing is pending, waiting for claimed slots to be written (a few
+  /// instructions away, unless their producer was preempted: hence the yield).
+  @inlinable
+  func drainEverything() {
+    var idleRounds = 0
+    repeat {
+      if drainAvailable(limit: .max) > 0 {
+        idleRounds = 0
+      } else {
+        idleRounds &+= 1
+        if idleRounds > 64 { sched_yield() }
+      }
+    } while queue.hasPending
+  }
 
   @usableFromInline
   func reportSendAfterShutdown(_ action: Action) {

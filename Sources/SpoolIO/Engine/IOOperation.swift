@@ -49,16 +49,36 @@ final class IOOperation: @unchecked Sendable {
   /// ever lost. Without a cancellation, `-ECANCELED` is delivered as a result (the engine shut
   /// down, or the kernel cancelled the operation) and becomes an ``IOError``.
   func complete(result: Int32) {
+    finish(result: result).resume()
+  }
+
+  /// Marks the operation completed and returns the resumption of its task, for a backend that
+  /// must resume it only after releasing its lock (see ``Resumption``).
+  func finish(result: Int32) -> Resumption {
     guard phase != .completed, let continuation else {
       preconditionFailure("Internal inconsistency: an I/O operation completed twice")
     }
     phase = .completed
     self.continuation = nil
     if cancelRequested && (result == -ECANCELED || result == -EINTR || result == -EAGAIN) {
-      continuation.resume(throwing: CancellationError())
-    } else {
-      continuation.resume(returning: result)
+      return Resumption(continuation: continuation, outcome: .failure(CancellationError()))
     }
+    return Resumption(continuation: continuation, outcome: .success(result))
+  }
+
+  /// The resumption of a completed operation's task, taken under a backend's lock and carried
+  /// out after it is released.
+  ///
+  /// Why: resuming a task takes that task's status lock, and `Task.cancel()` holds the same
+  /// status lock while it runs the task's cancellation handler, which takes the backend's lock
+  /// (`IOEngine.perform`'s `onCancel`). Resuming under the backend's lock is therefore a
+  /// lock-order inversion: a thread-pool worker completing an operation and a store shutdown
+  /// cancelling that operation's task deadlocked each other (`StoreShutdownStressTests`).
+  struct Resumption {
+    let continuation: UnsafeContinuation<Int32, any Error>
+    let outcome: Result<Int32, any Error>
+
+    func resume() { continuation.resume(with: outcome) }
   }
 
   /// Resumes the awaiting task with `CancellationError` without running the request.

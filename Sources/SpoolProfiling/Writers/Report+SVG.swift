@@ -65,9 +65,11 @@ struct PlotLayout: SVGMarkup {
       let tail = max(1 - percentile / 100, pow(10, -decades))
       return left + plotWidth * min(decades, -log10(tail)) / decades
     }
-    func y(_ nanoseconds: UInt64) -> Double {
+    // In Double, not UInt64: the top grid line of a plot whose largest value exceeds 1e19 ns
+    // (a damaged or hostile report; UInt64.max is 1.8e19) is 1e20, which no UInt64 holds.
+    func y(_ nanoseconds: Double) -> Double {
       // Clamped: a 0 ns point (below the axis's lowest decade) stays on the plot's edge.
-      let value = min(high, max(low, log10(max(1, Double(nanoseconds)))))
+      let value = min(high, max(low, log10(max(1, nanoseconds))))
       return originY + plotHeight * (1 - (value - low) / (high - low))
     }
     var svg = "<g>\n"
@@ -80,7 +82,7 @@ struct PlotLayout: SVGMarkup {
       svg += text(gx, originY + plotHeight + 16, label, anchor: "middle")
     }
     for exponent in Int(low)...Int(high) {
-      let gy = y(UInt64(pow(10, Double(exponent))))
+      let gy = y(pow(10, Double(exponent)))
       svg += line(left, gy, left + plotWidth, gy)
       svg += text(left - 6, gy + 4, DurationText.nanoseconds(pow(10, Double(exponent))),
         anchor: "end")
@@ -90,7 +92,7 @@ struct PlotLayout: SVGMarkup {
       let color = Self.colors[index % Self.colors.count]
       for (summary, dash) in [(row.reduce, ""), (row.queueWait, " stroke-dasharray=\"5,3\"")] {
         let points = summary.distribution.filter { $0.percentile < 100 }
-          .map { "\(f(x($0.percentile))),\(f(y($0.nanoseconds)))" }
+          .map { "\(f(x($0.percentile))),\(f(y(Double($0.nanoseconds))))" }
         guard !points.isEmpty else { continue }
         svg += "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\"\(dash) "
           + "points=\"\(points.joined(separator: " "))\"/>\n"
