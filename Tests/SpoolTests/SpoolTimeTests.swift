@@ -27,8 +27,14 @@ import Testing
   }
 
   @Test func readsTheMonotonicTimeline() {
-    // Within 50 µs of the clock, right after calibration.
-    #expect(closestDistance() < 50_000, "source: \(SpoolTime.source)")
+    let distance = closestDistance()
+    // The documented bound: 50 µs (the calibration's reads) plus 0.1% of the time since the
+    // calibration (the counter's rate is known to 0.1%). The process may have calibrated long
+    // before this test runs.
+    let clock = CounterClock.shared
+    let sinceCalibration =
+      clock.isEnabled ? SpoolTime.monotonicNanoseconds() - clock.baseNanoseconds : 0
+    #expect(distance < 50_000 + sinceCalibration / 1_000, "source: \(SpoolTime.source)")
   }
 
   /// `SpoolTime.now()` and `CLOCK_MONOTONIC` at one moment, from the try whose clock reads
