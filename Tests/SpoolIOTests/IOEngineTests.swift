@@ -23,6 +23,20 @@ extension SpoolIOTests {
       #expect(IOBackend.Preference.ioUring.resolved(environment: "threads") == .ioUring)
     }
 
+    @Test func anUnknownEnvironmentValueIsNamed() {
+      #expect(IOBackend.Preference.environmentProblem(nil) == nil)
+      #expect(IOBackend.Preference.environmentProblem("") == nil)
+      for valid in ["threads", "io_uring", "automatic"] {
+        #expect(IOBackend.Preference.environmentProblem(valid) == nil)
+      }
+      let problem = IOBackend.Preference.environmentProblem("thread")
+      #expect(
+        problem
+          == "SPOOL_IO_BACKEND=thread is not one of threads, io_uring, automatic; using the "
+          + "automatic choice")
+      #expect(IOBackend.Preference.automatic.resolved(environment: "thread") == .automatic)
+    }
+
     @Test func fallsBackToThreadsWhenTheRingIsRefused() async throws {
       try await expectNoDescriptorLeak {
         // What seccomp or kernel.io_uring_disabled does: io_uring_setup fails with EPERM.

@@ -29,9 +29,23 @@ public enum IOBackend: String, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension IOBackend.Preference {
+  /// The values `SPOOL_IO_BACKEND` may take: `threads` forces the thread pool; `io_uring` and
+  /// `automatic` (like no value at all) leave the choice to the engine.
+  static let environmentValues = ["threads", "io_uring", "automatic"]
+
   /// The preference after applying `SPOOL_IO_BACKEND` (`environment`): `threads` turns
   /// `.automatic` into `.threads`; explicit choices stay.
   func resolved(environment: String?) -> IOBackend.Preference {
     self == .automatic && environment == "threads" ? .threads : self
+  }
+
+  /// What is wrong with a `SPOOL_IO_BACKEND` value, in one line; `nil` for a valid one.
+  ///
+  /// An unknown value (a typo such as `thread`) would otherwise quietly mean the default.
+  static func environmentProblem(_ environment: String?) -> String? {
+    guard let environment, !environment.isEmpty, !environmentValues.contains(environment)
+    else { return nil }
+    return "SPOOL_IO_BACKEND=\(environment) is not one of "
+      + environmentValues.joined(separator: ", ") + "; using the automatic choice"
   }
 }

@@ -4,6 +4,7 @@
   import Musl
 #endif
 import Spool
+import Synchronization
 
 /// Runs Spool's I/O operations without blocking Swift's cooperative threads.
 ///
@@ -46,6 +47,17 @@ public final class IOEngine: Sendable {
   /// ```swift
   /// print("Spool I/O runs on", IOEngine.shared.backend)
   /// ```
+  /// Whether ``warnOnce(_:)`` has written its line.
+  private static let warned = Atomic<Bool>(false)
+
+  /// Writes `message` to standard error, once per process: a bad `SPOOL_IO_BACKEND` is named
+  /// when the first engine starts, not for every engine.
+  static func warnOnce(_ message: String) {
+    guard !warned.exchange(true, ordering: .relaxed) else { return }
+    let line = Array("spool: warning: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+  }
+
   public static let shared: IOEngine = {
     do {
       return try IOEngine(backend: .automatic)
@@ -102,6 +114,9 @@ public final class IOEngine: Sendable {
   ) throws(IOError) {
     let syscalls = SystemCalls(faultInjector: faults)
     let environment = getenv("SPOOL_IO_BACKEND").map { String(cString: $0) }
+    if let problem = IOBackend.Preference.environmentProblem(environment) {
+      Self.warnOnce(problem)
+    }
     switch preference.resolved(environment: environment) {
     case .threads:
       storage = .threads(try ThreadPoolBackend(syscalls: syscalls))
