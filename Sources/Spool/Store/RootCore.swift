@@ -37,11 +37,12 @@ struct QueuedAction<Action: Sendable>: Sendable {
 @usableFromInline
 final class RootCore<R: Reducer & SendableMetatype>: StoreCore, @unchecked Sendable
 where R.State: Sendable {
-  // @unchecked Sendable, justified: `statePointer`, `reducer` and `drainEntry` are read
-  // and written only on the store's executor (every method that touches them is documented so
-  // and is called from `Store` methods or the drain loop, both isolated to `isolation`) or
-  // before the store is shared (`install`); `queue`, `registry`, `observers` and
-  // `shutdownFlag` synchronize themselves.
+  // @unchecked Sendable, justified: `statePointer`, `reducer`, `drainEntry` and `effectSend`
+  // are read and written only on the store's executor (every method that touches them is
+  // documented so and is called from `Store` methods or the drain loop, both isolated to
+  // `isolation`) or before the store is shared (`install` writes `drainEntry` and
+  // `effectSend` once, before the drain loop starts and before `Store.init` returns);
+  // `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
