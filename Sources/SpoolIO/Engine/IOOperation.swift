@@ -8,7 +8,8 @@
 ///
 /// Lifecycle: the awaiting task stores its continuation, then hands the operation to a backend
 /// (`submit`); the task's cancellation handler may hand it over a second time (`cancel`), in
-/// either order. The backend resumes the continuation exactly once, in ``complete(result:)``.
+/// either order. The backend resumes the continuation exactly once: ``finish(result:)`` takes it
+/// (under the backend's lock, if it has one) and the returned ``Resumption`` resumes it after.
 ///
 /// `@unchecked Sendable` is safe because every mutable field has one owner at a time:
 /// `continuation` is written by the awaiting task before the hand-off and read by the backend

@@ -198,7 +198,10 @@ enum RingRequest {
 /// The state and work of the loop thread. Every stored property is protected by the ring
 /// thread: the instance is created before the thread starts and used by it alone afterwards.
 private final class RingLoop: @unchecked Sendable {
-  // `@unchecked Sendable`: handed once to the loop thread at spawn and never used elsewhere.
+  // `@unchecked Sendable`, justified: `RingBackend.init` creates it in a local, captures it
+  // only in the loop thread's closure and keeps no other reference, so after `IOThread.spawn`
+  // the loop thread is the only thread that can reach it; before the spawn, only `init`'s
+  // thread did. Its mutable state is therefore never shared.
   private let ring: RingHandle
   private let wakeFD: Int32
   let syscalls: SystemCalls
