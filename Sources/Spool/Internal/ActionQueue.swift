@@ -191,10 +191,12 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
 
   // MARK: Consumer (the store's executor only)
 
-  /// Removes and returns the oldest element, or `nil` if the queue is empty.
+  /// Removes and returns the oldest element, or `nil` if none is ready.
   ///
-  /// If a producer has claimed the next slot but not yet written it, waits for it (it is a few
-  /// instructions away, unless that producer's thread was preempted, hence the yield).
+  /// `nil` also when a producer has claimed the next slot but not yet written it (it is a few
+  /// instructions away): the caller looks again (``awaitPending(spins:)``), and ``hasPending``
+  /// counts such a slot. Before it takes the overflow, it waits for claimed slots, so that
+  /// each producer's actions come out in the order it pushed them.
   ///
   /// - Complexity: O(1) amortized.
   @inlinable
@@ -237,16 +239,23 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     }
     let head = consumer.pointee.head
     let index = head & mask
+    if sequences[index].load(ordering: .acquiring) == head &+ 1 { return take(at: head) }
+    publishConsumed()
+    // Nothing pushed, or a slot claimed but not written yet: the slot's own sequence cannot
+    // tell which, and it need not: a claimed slot is found by a later pop. Reading `tail` here
+    // to tell them apart took the cache line that producers compare-and-swap on every push
+    // away from them whenever the consumer caught up (measured with perf: 84% of a push's
+    // time was that compare-and-swap).
+    guard overflowActive.load(ordering: .sequentiallyConsistent) else { return nil }
+    // The overflow holds actions pushed after every slot claimed so far: finish the ring first,
+    // so that each producer's order is kept.
     var spins = 0
     while true {
-      let sequence = sequences[index].load(ordering: .acquiring)
-      if sequence == head &+ 1 { return take(at: head) }
+      if sequences[index].load(ordering: .acquiring) == head &+ 1 { return take(at: head) }
       if tail.pointee.load(ordering: .sequentiallyConsistent) == head { break }
       spins += 1
       if spins > 64 { sched_yield() }
     }
-    publishConsumed()
-    guard overflowActive.load(ordering: .sequentiallyConsistent) else { return nil }
     var taken = consumer.pointee.spare.take()
     overflow.withLock { list in
       overflowActive.store(false, ordering: .sequentiallyConsistent)
