@@ -244,8 +244,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     // Nothing pushed, or a slot claimed but not written yet: the slot's own sequence cannot
     // tell which, and it need not: a claimed slot is found by a later pop. Reading `tail` here
     // to tell them apart took the cache line that producers compare-and-swap on every push
-    // away from them whenever the consumer caught up (measured with perf: 84% of a push's
-    // time was that compare-and-swap).
+    // away from them whenever the consumer caught up. Measured, `spool bench counter`, three
+    // interleaved runs: 12.3-14.0 M actions/s when pop read `tail`, 22.4-25.7 M/s without.
     guard overflowActive.load(ordering: .sequentiallyConsistent) else { return nil }
     // The overflow holds actions pushed after every slot claimed so far: finish the ring first,
     // so that each producer's order is kept.
