@@ -5,7 +5,7 @@ import Testing
 @Suite struct LatencyCountsTests {
   @Test func indicesMatchHdrHistogramBucketBoundaries() {
     let histogram = LatencyHistogram.latency()
-    var generator = SplitMix(seed: 7)
+    var generator = SeededGenerator(seed: 7)
     for _ in 0..<20_000 {
       let value = generator.next() >> (generator.next() % 64)
       let clamped = min(value, LatencyHistogram.maximumLatency)
@@ -18,7 +18,7 @@ import Testing
     let arena = LatencyCountsArena()
     let counts = arena.make()
     var direct = LatencyHistogram.latency()
-    var generator = SplitMix(seed: 42)
+    var generator = SeededGenerator(seed: 42)
     for index in 0..<50_000 {
       // Mostly tens of nanoseconds, a tail to milliseconds, a few zeros and huge values.
       let value: UInt64 =
@@ -47,18 +47,5 @@ import Testing
     #expect(counts.histogram().totalCount == 0)
     #expect(LatencySummary(counts.histogram()) == .empty)
     withExtendedLifetime(arena) {}
-  }
-}
-
-/// A deterministic generator for the tests.
-struct SplitMix: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
