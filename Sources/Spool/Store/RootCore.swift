@@ -37,10 +37,10 @@ struct QueuedAction<Action: Sendable>: Sendable {
 @usableFromInline
 final class RootCore<R: Reducer & SendableMetatype>: StoreCore, @unchecked Sendable
 where R.State: Sendable {
-  // @unchecked Sendable, justified: `statePointer`, `reducer`, `drainEntry` and `effectSend`
-  // are read and written only on the store's executor (every method that touches them is
-  // documented so and is called from `Store` methods or the drain loop, both isolated to
-  // `isolation`) or before the store is shared (`install` writes `drainEntry` and
+  // @unchecked Sendable, justified: `statePointer`, `reducer`, `drainEntry`, `effectSend` and
+  // `defaultIdentity` are read and written only on the store's executor (every method that
+  // touches them is documented so and is called from `Store` methods or the drain loop, both
+  // isolated to `isolation`) or before the store is shared (`install` writes `drainEntry` and
   // `effectSend` once, before the drain loop starts and before `Store.init` returns);
   // `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves.
 
@@ -61,6 +61,9 @@ where R.State: Sendable {
   /// The dependencies the reducer runs with. Read-only after init.
   @usableFromInline let dependencies: DependencyValues
   @usableFromInline let shutdownFlag = Atomic<Bool>(false)
+  /// Whether the dependencies task-local's default value is bit for bit `dependencies`, once
+  /// `send` has needed to know. Protected by the store's executor.
+  @usableFromInline var defaultIdentity: Bool?
 
   /// The specialized drain step: reduces up to `limit` queued actions, returns how many.
   /// Set once by `install` before the drain loop starts.
@@ -200,12 +203,25 @@ where R.State: Sendable {
     // 4.6 M/s with, 7.8 M/s without). When the sender's task already has exactly these
     // dependencies (the same storage, bit for bit: a store made without `withDependencies:`
     // and sent to from a task without overrides), the push changes nothing and is skipped.
-    if DependencyValues._current.isIdentical(to: dependencies) {
+    if DependencyValues.currentIsIdentical(
+      to: dependencies, defaultIsIdentical: { defaultDependenciesAreIdentical })
+    {
       return sendWithCurrentDependencies(action)
     }
     return DependencyValues.$_current.withValue(dependencies) {
       sendWithCurrentDependencies(action)
     }
+  }
+
+  /// Whether a task without a dependencies binding already sees `dependencies`; asked only
+  /// from such a task (`DependencyValues._current` is then the default value). On the store's
+  /// executor.
+  @usableFromInline
+  var defaultDependenciesAreIdentical: Bool {
+    if let known = defaultIdentity { return known }
+    let known = DependencyValues._current.isIdentical(to: dependencies)
+    defaultIdentity = known
+    return known
   }
 
   @inlinable
