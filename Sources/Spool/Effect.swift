@@ -103,7 +103,14 @@ extension Effect {
   ///
   /// The operation runs in a task owned by the store, with the dependencies that were in effect
   /// when the reducer returned the effect. Actions sent through ``Send`` arrive through the
-  /// store's queue. Cancellation is not an error: a `CancellationError` (or any error thrown
+  /// store's queue.
+  ///
+  /// The task starts immediately (`Task.immediate`): right after the reduce that returned the
+  /// effect, on the store's executor, the operation runs synchronously until its first
+  /// suspension, then goes on on the global executor (or on the executor the store was given
+  /// for effects). An effect that only sends therefore costs no scheduled job. Long synchronous
+  /// work before the first `await` holds up the store's next action, as work inside the reducer
+  /// would: start it after a suspension, or in a task of its own. Cancellation is not an error: a `CancellationError` (or any error thrown
   /// after the task was cancelled) ends the effect quietly. Any other error goes to `handler`;
   /// without a handler, it is reported as an issue (a test failure under a test runner, a runtime
   /// warning otherwise) that names the place where the effect was created.

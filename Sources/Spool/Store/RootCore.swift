@@ -91,7 +91,7 @@ where R.State: Sendable {
   ) {
     self.isolation = StoreIsolation()
     self.queue = ActionQueue(capacity: queueCapacity)
-    self.registry = EffectRegistry(executor: effectExecutor)
+    self.registry = EffectRegistry(executor: effectExecutor, startsImmediately: true)
     self.statePointer = .allocate(capacity: 1)
     self.statePointer.initialize(to: initialState)
     self.reducer = reducer
@@ -326,17 +326,9 @@ where R.State: Sendable {
       // besides the task itself (spawn's wrapper closure would be another).
       let registry = self.registry
       let token = registry.reserve(ids: ids)
-      let task: Task<Void, any Error>
-      if let executor = registry.executor {
-        task = Task(executorPreference: executor, priority: priority) {
-          defer { registry.finished(token) }
-          _ = await EffectRegistry.currentLocal.withValue(registry) { await work(send) }
-        }
-      } else {
-        task = Task(priority: priority) {
-          defer { registry.finished(token) }
-          _ = await EffectRegistry.currentLocal.withValue(registry) { await work(send) }
-        }
+      let task = registry.makeTask(priority: priority) {
+        defer { registry.finished(token) }
+        _ = await EffectRegistry.currentLocal.withValue(registry) { await work(send) }
       }
       registry.attach(task, to: token)
       return task

@@ -13,7 +13,7 @@ package final class EffectStarter<Action: Sendable>: Sendable {
 
   /// Creates a starter whose effect tasks prefer `executor`.
   package init(executor: (any TaskExecutor)?) {
-    self.registry = EffectRegistry(executor: executor)
+    self.registry = EffectRegistry(executor: executor, startsImmediately: false)
   }
 
   /// Carries out `effect` as the store would right after a reduce.
