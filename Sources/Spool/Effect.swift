@@ -110,10 +110,12 @@ extension Effect {
   /// suspension, then goes on on the global executor (or on the executor the store was given
   /// for effects). An effect that only sends therefore costs no scheduled job. Long synchronous
   /// work before the first `await` holds up the store's next action, as work inside the reducer
-  /// would: start it after a suspension, or in a task of its own. Cancellation is not an error: a `CancellationError` (or any error thrown
-  /// after the task was cancelled) ends the effect quietly. Any other error goes to `handler`;
-  /// without a handler, it is reported as an issue (a test failure under a test runner, a runtime
-  /// warning otherwise) that names the place where the effect was created.
+  /// would: start it after a suspension, or in a task of its own.
+  ///
+  /// Cancellation is not an error: a `CancellationError` (or any error thrown after the task
+  /// was cancelled) ends the effect quietly. Any other error goes to `handler`; without a
+  /// handler, it is reported as an issue (a test failure under a test runner, a runtime warning
+  /// otherwise) that names the place where the effect was created.
   ///
   /// - Parameters:
   ///   - priority: The priority of the effect's task.
@@ -139,37 +141,63 @@ extension Effect {
     // What `withEscapedDependencies` does, without its `yield`'s extra task-local read and
     // result type check per effect: the dependencies in effect now go with the work.
     let dependencies = DependencyValues._current
+    let origin = EffectOrigin(fileID: fileID, filePath: filePath, line: line, column: column)
     return Self(
       operation: .run(priority) { send in
-        await DependencyValues.$_current.withValue(dependencies) {
-          do {
-            try await operation(send)
-            return Task.isCancelled ? .cancelled : .finished
-          } catch is CancellationError {
-            return .cancelled
-          } catch {
-            if Task.isCancelled { return .cancelled }
-            if let handler {
-              await handler(error, send)
-              return .failed
-            }
-            reportIssue(
-              """
-              An "Effect.run" created at "\(fileID):\(line)" threw an unhandled error: \
-              \(error)
-
-              All non-cancellation errors must be handled explicitly: pass a "catch:" \
-              handler to "Effect.run", or catch the error inside the operation.
-              """,
-              fileID: fileID,
-              filePath: filePath,
-              line: line,
-              column: column
-            )
-            return .failed
-          }
+        // An effect started by the store's drain loop already has these dependencies (its task
+        // copied the loop's): then pushing them again is skipped, with the async layers of
+        // `withValue` (each an executor check for the task).
+        if DependencyValues.currentIsIdentical(to: dependencies, defaultIsIdentical: { false }) {
+          return await perform(operation, catch: handler, send: send, origin: origin)
+        }
+        return await DependencyValues.$_current.withValue(dependencies) {
+          await perform(operation, catch: handler, send: send, origin: origin)
         }
       }
     )
   }
+
+  /// Runs the operation of a `.run` effect and says how it ended; see
+  /// ``run(priority:operation:catch:fileID:filePath:line:column:)`` for the error rules.
+  static func perform(
+    _ operation: @Sendable (_ send: Send<Action>) async throws -> Void,
+    catch handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)?,
+    send: Send<Action>,
+    origin: EffectOrigin
+  ) async -> EffectOutcome {
+    do {
+      try await operation(send)
+      return Task.isCancelled ? .cancelled : .finished
+    } catch is CancellationError {
+      return .cancelled
+    } catch {
+      if Task.isCancelled { return .cancelled }
+      if let handler {
+        await handler(error, send)
+        return .failed
+      }
+      reportIssue(
+        """
+        An "Effect.run" created at "\(origin.fileID):\(origin.line)" threw an unhandled error: \
+        \(error)
+
+        All non-cancellation errors must be handled explicitly: pass a "catch:" handler to \
+        "Effect.run", or catch the error inside the operation.
+        """,
+        fileID: origin.fileID,
+        filePath: origin.filePath,
+        line: origin.line,
+        column: origin.column
+      )
+      return .failed
+    }
+  }
+}
+
+/// Where an effect was created, for the issue that reports its unhandled error.
+struct EffectOrigin: Sendable {
+  var fileID: StaticString
+  var filePath: StaticString
+  var line: UInt
+  var column: UInt
 }

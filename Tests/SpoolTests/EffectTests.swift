@@ -1,6 +1,7 @@
 import Clocks
 import ConcurrencyExtras
 import Dependencies
+import Foundation
 import Spool
 import Testing
 
@@ -265,5 +266,76 @@ struct EffectHarness: Reducer {
     await task.finish()
     await store.finish()
     #expect(await store.state.responses == ["tick"])
+  }
+
+  // Effects started by the drain loop (actions that came through `enqueue`) copy the loop's
+  // bindings of the dependencies and of the effect registry, and push them again only when
+  // they differ: these check both cases from the queue, as the tests above do from `send`.
+
+  @Test func effectsStartedFromTheQueueUseTheStoresDependencies() async {
+    let clock = TestClock()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { name in
+        .run { send in
+          @Dependency(\.continuousClock) var clock
+          try await clock.sleep(for: .seconds(1))
+          await send(.response(name))
+        }
+      }
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    withDependencies {
+      $0.continuousClock = ImmediateClock()
+    } operation: {
+      store.enqueue(.start("tick"))
+    }
+    while store.runningEffectCount < 1 { await Task.yield() }
+    #expect(await store.state.responses == [])
+    await clock.advance(by: .seconds(1))
+    await store.finish()
+    #expect(await store.state.responses == ["tick"])
+  }
+
+  @Test func effectsFromTheQueueSeeTheDependenciesOfTheReducerThatReturnedThem() async {
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .run { send in
+          @Dependency(\.date.now) var now
+          await send(.response("\(now.timeIntervalSince1970)"))
+        }
+      }
+      .dependency(\.date, .constant(Date(timeIntervalSince1970: 42)))
+    } withDependencies: {
+      $0.date = .constant(Date(timeIntervalSince1970: 0))
+    }
+    store.enqueue(.start("x"))
+    await store.finish()
+    #expect(await store.state.responses == ["42.0"])
+  }
+
+  @Test func withTaskCancellationWorksInEffectsStartedFromTheQueue() async {
+    let log = EventLog()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .run { send in
+          log.append("before")
+          do {
+            try await withTaskCancellation(id: CancelID.work) {
+              try await Task.sleep(for: .seconds(3600))
+            }
+          } catch {
+            log.append("inner cancelled")
+          }
+          await send(.response("after"))
+        }
+      }
+    }
+    store.enqueue(.start("x"))
+    while store.runningEffectCount < 2 { await Task.yield() }
+    store.enqueue(.cancel)
+    await store.finish()
+    #expect(log.all == ["before", "inner cancelled"])
+    #expect(await store.state.responses == ["after"])
   }
 }

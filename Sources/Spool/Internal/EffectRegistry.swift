@@ -16,6 +16,25 @@ final class EffectRegistry: Sendable {
   /// rather than `@TaskLocal`, whose projection cannot be used from inlinable code.)
   @usableFromInline static let currentLocal = TaskLocal<EffectRegistry?>(wrappedValue: nil)
 
+  /// Whether the current task already has this registry bound as ``current``: a task that an
+  /// effect started from the store's drain loop copied the loop's binding, and need not push
+  /// it again. Reads the binding in place (see `spoolTaskLocalValue`): no copy, no retain.
+  @inlinable
+  var isCurrent: Bool {
+    let key = unsafeBitCast(Self.currentLocal, to: UnsafeRawPointer.self)
+    guard let bound = spoolTaskLocalValue(key) else { return false }
+    // `EffectRegistry?` is one pointer, null for `nil`.
+    return bound.load(as: UnsafeRawPointer?.self)
+      == UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  /// Runs `operation` with this registry as ``current``, pushing it only if it is not already.
+  @inlinable
+  func withCurrent<T: Sendable>(_ operation: () async throws -> T) async rethrows -> T {
+    if isCurrent { return try await operation() }
+    return try await Self.currentLocal.withValue(self) { try await operation() }
+  }
+
   private let machine = Mutex(EffectRegistryStateMachine())
 
   /// The executor effect tasks prefer, if the store was given one.
@@ -56,7 +75,7 @@ final class EffectRegistry: Sendable {
     let token = reserve(ids: ids)
     let task = makeTask(priority: priority) { [self] in
       defer { finished(token) }
-      return try await EffectRegistry.currentLocal.withValue(self) { try await operation() }
+      return try await withCurrent { try await operation() }
     }
     attach(task, to: token)
     return task

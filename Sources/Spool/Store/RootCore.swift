@@ -142,8 +142,10 @@ where R.State: Sendable {
       preconditionFailure("Internal inconsistency: the drain loop started before install()")
     }
     while true {
+      // Bound for the whole batch: the reducer reads the dependencies, and effect tasks copy
+      // both bindings when they start, so that they need not push them again.
       let reduced = DependencyValues.$_current.withValue(dependencies) {
-        drainEntry(self, Self.drainBatchLimit)
+        EffectRegistry.currentLocal.withValue(registry) { drainEntry(self, Self.drainBatchLimit) }
       }
       if reduced == Self.drainBatchLimit {
         // Let `send` calls and other jobs waiting for the executor run between batches.
@@ -328,7 +330,7 @@ where R.State: Sendable {
       let token = registry.reserve(ids: ids)
       let task = registry.makeTask(priority: priority) {
         defer { registry.finished(token) }
-        _ = await EffectRegistry.currentLocal.withValue(registry) { await work(send) }
+        _ = await registry.withCurrent { await work(send) }
       }
       registry.attach(task, to: token)
       return task
@@ -423,7 +425,9 @@ where R.State: Sendable {
   func finish(isolation: isolated StoreIsolation) async {
     while true {
       if let drainEntry {
-        DependencyValues.$_current.withValue(dependencies) { _ = drainEntry(self, .max) }
+        DependencyValues.$_current.withValue(dependencies) {
+          EffectRegistry.currentLocal.withValue(registry) { _ = drainEntry(self, .max) }
+        }
       }
       if registry.count == 0 && !queue.hasPending { return }
       await registry.waitUntilIdle()
