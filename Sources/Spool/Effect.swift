@@ -110,7 +110,9 @@ extension Effect {
   /// suspension, then goes on on the global executor (or on the executor the store was given
   /// for effects). An effect that only sends therefore costs no scheduled job. Long synchronous
   /// work before the first `await` holds up the store's next action, as work inside the reducer
-  /// would: start it after a suspension, or in a task of its own.
+  /// would: start it after a suspension, or in a task of its own. An effect made
+  /// ``cancellable(id:cancelInFlight:)`` is the exception: it starts as a scheduled task, so
+  /// that cancelling it before it has run (a restart on every keystroke) undoes nothing.
   ///
   /// Cancellation is not an error: a `CancellationError` (or any error thrown after the task
   /// was cancelled) ends the effect quietly. Any other error goes to `handler`; without a

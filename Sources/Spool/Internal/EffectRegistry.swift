@@ -40,16 +40,17 @@ final class EffectRegistry: Sendable {
   /// The executor effect tasks prefer, if the store was given one.
   @usableFromInline let executor: (any TaskExecutor)?
 
-  /// Whether effect tasks start immediately: on the thread that starts them, synchronously,
-  /// until their first suspension (`Task.immediate`), rather than as a job scheduled on their
-  /// executor.
+  /// Whether effect tasks without a cancellation ID start immediately: on the thread that
+  /// starts them, synchronously, until their first suspension (`Task.immediate`), rather than
+  /// as a job scheduled on their executor (``makeTask(priority:immediately:operation:)`` says
+  /// why effects with an ID do not).
   ///
   /// A store's registry does: an effect that only sends (or does some work and then sends)
   /// ends before the reduce step returns, with no job scheduled and no thread woken. Measured,
   /// `spool bench effects file-io`, three interleaved runs of each binary on a quiet machine:
   /// effects 0.37-0.45x of `task-per-action` with scheduled tasks, 0.50-0.67x started
-  /// immediately; file-io unchanged (0.52-0.63x vs 0.63-0.66x of `blocking-io`). A test
-  /// store's registry does not: there the test's executor decides when effects run.
+  /// immediately. A test store's registry does not: there the test's executor decides when
+  /// effects run.
   @usableFromInline let startsImmediately: Bool
 
   init(executor: (any TaskExecutor)? = nil, startsImmediately: Bool) {
@@ -73,7 +74,7 @@ final class EffectRegistry: Sendable {
     operation: @escaping @Sendable () async throws -> T
   ) -> Task<T, any Error> {
     let token = reserve(ids: ids)
-    let task = makeTask(priority: priority) { [self] in
+    let task = makeTask(priority: priority, immediately: ids.isEmpty) { [self] in
       defer { finished(token) }
       return try await withCurrent { try await operation() }
     }
@@ -81,8 +82,17 @@ final class EffectRegistry: Sendable {
     return task
   }
 
-  /// Creates the task of an effect, immediately started or not (``startsImmediately``), on
-  /// ``executor`` if there is one. The caller registers it (`reserve` before, `attach` after).
+  /// Creates the task of an effect, on ``executor`` if there is one. The caller registers it
+  /// (`reserve` before, `attach` after).
+  ///
+  /// It starts immediately when the registry does (``startsImmediately``) and the caller asks
+  /// for it (`immediately`): the store asks for it for effects without a cancellation ID. An
+  /// effect registered under an ID is there to be cancelled, often before it has done anything
+  /// (`cancelInFlight` on every keystroke, say): as a scheduled task, a cancellation that
+  /// comes before the task has run costs nothing but the task, while an immediate task has
+  /// already started its work (a sleep's timer, a request) and must undo it. Measured,
+  /// `spool bench cancellation`, three interleaved runs of each binary: 205-257 k restarts/s
+  /// scheduled, 85-94 k/s started immediately.
   ///
   /// A store given an executor for its effects (SpoolIO's loop thread) starts them immediately
   /// too: their first steps run on the store's thread, and they go on on that executor after
@@ -99,9 +109,10 @@ final class EffectRegistry: Sendable {
   @inlinable
   func makeTask<T: Sendable>(
     priority: TaskPriority?,
+    immediately: Bool,
     operation: sending @escaping () async throws -> T
   ) -> Task<T, any Error> {
-    switch (startsImmediately, executor) {
+    switch (startsImmediately && immediately, executor) {
     case (true, let executor?):
       Task.immediate(priority: priority, executorPreference: executor, operation: operation)
     case (true, nil):
