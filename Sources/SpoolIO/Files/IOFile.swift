@@ -122,10 +122,20 @@ public final class IOFile: Sendable {
   public func read(upTo count: Int, at offset: UInt64) async throws -> [UInt8] {
     try checkOpen("read")
     let buffer = IOBuffer(count: count)
-    let read = try await engine.run(
-      .read(fd: descriptor, buffer: buffer, count: count, offset: offset),
-      target: .descriptor(descriptor))
-    return buffer.bytes(count: read)
+    let operation = IOOperation(
+      .read(fd: descriptor, buffer: buffer, count: count, offset: offset))
+    // `engine.run(_:target:)`, inlined: each async function a task passes through costs it
+    // two executor switches (see `IOEngine.perform`).
+    let engine = engine
+    let read = try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { engine.start(operation, continuation: $0) }
+    } onCancel: {
+      engine.cancel(operation)
+    }
+    guard read >= 0 else {
+      throw IOError(errno: -read, operation: "read", target: .descriptor(descriptor))
+    }
+    return buffer.bytes(count: Int(read))
   }
 
   /// Reads up to `count` bytes at the file position and advances it.
