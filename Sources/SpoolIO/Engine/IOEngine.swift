@@ -11,7 +11,9 @@ import Synchronization
 /// An engine owns one backend: an io_uring ring driven by its own event-loop thread, or, where
 /// io_uring cannot be set up, a pool of threads making the same operations as blocking calls.
 /// Both give every operation the same semantics: it suspends the calling task, a cancelled task
-/// cancels the operation and gets `CancellationError`, and a failure is an ``IOError``.
+/// cancels the operation and gets `CancellationError`, and a failure is an ``IOError``. (One
+/// exception to the suspension: on io_uring, a small read that the page cache serves whole
+/// returns at once, see ``IOFile/read(upTo:at:)``.)
 ///
 /// Most code uses the ``shared`` engine through ``IOFile``, ``TCPSocket``, ``IOClock`` or the
 /// `fileIO` / `network` dependencies; tests create engines with an explicit backend.
@@ -34,6 +36,13 @@ public final class IOEngine: Sendable {
 
   /// The backend this engine runs on.
   public let backend: IOBackend
+
+  /// Whether ``IOFile/read(upTo:at:)`` first takes what the page cache holds on the calling
+  /// thread (`preadv2` with `RWF_NOWAIT`) before it hands the rest to the ring.
+  ///
+  /// On for io_uring engines, unless turned off at creation (to measure the ring itself) or
+  /// faults are injected (the fault tests exercise the ring's handling of a read).
+  let readsCachedDataInline: Bool
 
   /// Why an `.automatic` engine fell back to threads (`io_uring_setup(): Operation not
   /// permitted (EPERM)`), or `nil`.
@@ -107,10 +116,14 @@ public final class IOEngine: Sendable {
   ///
   /// The faults apply to this engine alone: other engines, ``shared`` among them, never see
   /// them, so a test can inject faults while other tests of the process do I/O.
+  ///
+  /// `inlineCachedReads: false` sends every read to the backend, even one the page cache could
+  /// serve at once (see ``readsCachedDataInline``).
   package init(
     backend preference: IOBackend.Preference,
     ringEntries: UInt32 = 256,
-    faults: IOFault.Injector?
+    faults: IOFault.Injector?,
+    inlineCachedReads: Bool = true
   ) throws(IOError) {
     let syscalls = SystemCalls(faultInjector: faults)
     let environment = getenv("SPOOL_IO_BACKEND").map { String(cString: $0) }
@@ -137,6 +150,7 @@ public final class IOEngine: Sendable {
         fallbackReason = error
       }
     }
+    readsCachedDataInline = backend == .ioUring && inlineCachedReads && faults == nil
   }
 
   deinit {
