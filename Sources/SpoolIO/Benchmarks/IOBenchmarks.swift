@@ -14,17 +14,26 @@ import Spool
 /// against `tcpEcho` on threads.
 ///
 /// Run them with
-/// `SPOOL_IO_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter IOBenchmarksRun`.
-/// One run on the 2-core reference machine (shared with two builds, load average 15-18, so
-/// the C baseline itself ran about 1.5x slower than on an idle machine), 64 tasks x 4 KiB
-/// cached reads: io_uring with the tasks on the ring's thread (``IOEngine/taskExecutor``)
-/// 1,944 ns/op = 2.6x the C batched-32 figure measured right after (753 ns); with the tasks
-/// on the cooperative pool 8,029 ns/op; blocking `pread` on the cooperative pool 732 ns/op.
-/// So the throughput goal (1.5x blocking `pread`) is not met for page-cached files, where
-/// `pread` never blocks; the engine's own cost is about 700-1,100 ns per operation
-/// (`noOperations`), mostly Swift's continuation, cancellation-handler and executor-switch
-/// machinery. TCP echo, 64 connections, 64-byte messages: io_uring 25.9 µs per round trip,
-/// the thread backend 611 µs (23.6x).
+/// `SPOOL_IO_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter IOBenchmarksRun`,
+/// or through `spool bench file-io`, whose report carries them side by side.
+///
+/// Measured on the 2-core reference machine, 3 runs of `spool bench file-io` (64 tasks on the
+/// ring's thread, ``IOEngine/taskExecutor``, each reading cached 4 KiB blocks; C figures from
+/// ``cReferenceReads(path:blockSize:reads:)`` in the same runs):
+/// - `fileReads` on the shared engine, where a read the page cache holds is served on the
+///   calling thread (``IOFile/read(upTo:at:)``): 752-775 ns per read, 1.41-1.46x the C
+///   figure with 32 reads per `io_uring_enter` (530-540 ns); C `pread` was 410-440 ns.
+/// - `fileReads` with every read through the ring (an engine created with
+///   `inlineCachedReads: false`): 1.19-1.23 µs per read. Of that, the kernel's read is
+///   560-620 ns (`perf stat` system time); the rest is Swift's continuation, resumption and
+///   executor machinery (for a task that prefers a task executor, every executor switch and
+///   every resumption takes the task's status lock) plus the buffer and result allocations.
+///   `noOperations` on the loop thread: about 550 ns per no-op.
+/// - `blockingFileReads` (the same 64 tasks calling `pread` on the cooperative pool, both
+///   cores): 214-227 ns per read. So for page-cached files SpoolIO does not reach 1.5x the
+///   throughput of blocking `pread`, which never blocks there and runs on both cores.
+/// Earlier, on a loaded machine: TCP echo, 64 connections, 64-byte messages: io_uring 25.9 µs
+/// per round trip, the thread backend 611 µs (23.6x).
 ///
 /// ```swift
 /// let path = try await IOBenchmarks.prepareFile(blocks: 256, blockSize: 4096)
