@@ -8,11 +8,7 @@ import SpoolProfiling
 /// Spool's run reads through SpoolIO with its effects on the I/O engine's thread. Baselines:
 /// `blocking-io`, the same feature calling blocking `pread` inside `.run`; and
 /// `spoolio-direct`, SpoolIO's own read benchmark with the same concurrency and no store, the
-/// floor of the I/O path (`spoolio-ring`: the same with every read through the ring, none
-/// served from the page cache on the calling thread). Beside those, the floors
-/// `spoolio-direct` is judged against:
-/// `pread-direct` (the same tasks calling blocking `pread` on the cooperative pool, no store)
-/// and liburing from C (`c-uring-batch32`, `c-pread`). One unit is one block read.
+/// floor of the I/O path. One unit is one block read.
 enum FileIOWorkload {
   static let blockSize = 4_096
   static let blocks = 256
@@ -49,34 +45,9 @@ enum FileIOWorkload {
     let directMeasurement = Measurement(
       name: "spoolio-direct", actions: direct.operations,
       seconds: Double(direct.elapsedNanoseconds) / 1e9)
-    // The same reads with every one going through the ring (no cached read on the calling
-    // thread first): the engine's own per-operation cost.
-    let ringEngine = try IOEngine(backend: .automatic, faults: nil, inlineCachedReads: false)
-    let ring = try await IOBenchmarks.fileReads(
-      engine: ringEngine, path: path, tasks: concurrency, readsPerTask: perTask,
-      blockSize: blockSize, onLoopThread: true)
-    await ringEngine.shutdown()
-    let ringMeasurement = Measurement(
-      name: "spoolio-ring", actions: ring.operations,
-      seconds: Double(ring.elapsedNanoseconds) / 1e9)
-    // The floors `spoolio-direct` is judged against, measured in this run: the same 64 tasks
-    // calling blocking `pread` on the cooperative pool, and liburing from C (32 reads per
-    // `io_uring_enter`, and plain `pread`), with no Swift in the loop.
-    let pread = try await IOBenchmarks.blockingFileReads(
-      path: path, tasks: concurrency, readsPerTask: perTask, blockSize: blockSize,
-      yieldBetweenReads: false)
-    let preadMeasurement = Measurement(
-      name: "pread-direct", actions: pread.operations,
-      seconds: Double(pread.elapsedNanoseconds) / 1e9)
-    let c = try IOBenchmarks.cReferenceReads(path: path, blockSize: blockSize, reads: reads)
-    let cMeasurements = [("c-uring-batch32", c.batched32), ("c-pread", c.pread)].map {
-      Measurement(name: $0.0, actions: reads, seconds: Double(reads) * $0.1 / 1e9)
-    }
     return [
       run.report(
-        spool,
-        baselines: [blockingResult, directMeasurement, ringMeasurement, preadMeasurement]
-          + cMeasurements,
+        spool, baselines: [blockingResult, directMeasurement],
         parameters: [
           "blockSize": String(blockSize), "concurrency": String(concurrency),
           "fileBytes": String(blocks * blockSize), "effectExecutor": "I/O engine thread",
