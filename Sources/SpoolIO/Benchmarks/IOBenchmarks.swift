@@ -110,7 +110,8 @@ package enum IOBenchmarks {
     let elapsed = SpoolTime.now() - start
     try await file.close()
     return Result(
-      name: "fileReads[\(engine.backend)\(onLoopThread ? " on loop thread" : ""), "
+      name: "fileReads[\(engine.backend)\(onLoopThread ? " on loop thread" : "")"
+        + "\(engine.backend == .ioUring && !engine.readsCachedDataInline ? ", ring only" : ""), "
         + "\(tasks) tasks, \(blockSize) B]",
       operations: tasks * readsPerTask, elapsedNanoseconds: elapsed)
   }

@@ -115,7 +115,7 @@ public final class IOFile: Sendable {
   /// before the end (a short read); call again from the new offset, or use ``readToEnd(from:)``.
   /// An interrupted or would-block read is retried, never reported.
   ///
-  /// On the io_uring backend a read of at most ``inlineReadLimit`` bytes at an explicit offset
+  /// On the io_uring backend a read of at most 64 KiB at an explicit offset
   /// first takes what the page cache holds, on the calling thread (`preadv2` with
   /// `RWF_NOWAIT`, which never waits for the device), and returns without suspending when that
   /// was all of it or the end of the file; only the rest goes to the ring. For a cached
@@ -166,8 +166,8 @@ public final class IOFile: Sendable {
   }
 
   /// The largest read that ``read(upTo:at:)`` first tries to serve from the page cache on the
-  /// calling thread: it copies at most this much without a suspension point (~10 µs here).
-  public static let inlineReadLimit = 65_536
+  /// calling thread: it bounds what a task copies there without a suspension point.
+  static let inlineReadLimit = 65_536
 
   /// Reads what the page cache holds at `offset` on the calling thread, without waiting for
   /// the device. Returns `nil` when that read failed (`EAGAIN`: nothing cached), leaving the
