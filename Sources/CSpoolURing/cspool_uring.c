@@ -13,6 +13,7 @@
 #include <time.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "CSpoolURing.h"
@@ -269,6 +270,12 @@ int cspool_eventfd(int nonblocking, int semaphore) {
   int flags = EFD_CLOEXEC | (nonblocking ? EFD_NONBLOCK : 0) | (semaphore ? EFD_SEMAPHORE : 0);
   int fd = eventfd(0, flags);
   return fd < 0 ? -errno : fd;
+}
+
+int cspool_pread_nowait(int fd, void *buffer, uint32_t count, uint64_t offset) {
+  struct iovec vector = {.iov_base = buffer, .iov_len = count};
+  ssize_t result = preadv2(fd, &vector, 1, (off_t)offset, RWF_NOWAIT);
+  return result < 0 ? -errno : (int)result;
 }
 
 void cspool_set_current_thread_name(const char *name) {

@@ -12,6 +12,8 @@ import Testing
 struct IOBenchmarksRun {
   @Test func fileReadsAgainstBlockingPread() async throws {
     let engine = try IOEngine(backend: .ioUring, ringEntries: 256)
+    let ringOnlyEngine = try IOEngine(
+      backend: .ioUring, ringEntries: 256, faults: nil, inlineCachedReads: false)
     let path = try await IOBenchmarks.prepareFile(blocks: 256, blockSize: 4096, engine: engine)
     defer { unlink(path) }
     let reads = 5_000
@@ -28,12 +30,20 @@ struct IOBenchmarksRun {
         path: path, tasks: 64, readsPerTask: reads, blockSize: 4096, yieldBetweenReads: false)
       let yielding = try await IOBenchmarks.blockingFileReads(
         path: path, tasks: 64, readsPerTask: reads, blockSize: 4096, yieldBetweenReads: true)
-      for result in [ring, onLoop, blocking, yielding] { print(result) }
+      // Every read through the ring, none served from the page cache on the calling thread:
+      // the engine's own per-operation cost.
+      let ringOnly = try await IOBenchmarks.fileReads(
+        engine: ringOnlyEngine, path: path, tasks: 64, readsPerTask: reads, blockSize: 4096,
+        onLoopThread: true)
+      for result in [ring, onLoop, ringOnly, blocking, yielding] { print(result) }
       let c = try IOBenchmarks.cReferenceReads(path: path, blockSize: 4096, reads: 320_000)
       print("C batched-32 reference right after: \(Int(c.batched32)) ns/read; ratios "
         + "cooperative pool \(ring.nanosecondsPerOperation / c.batched32), "
-        + "loop thread \(onLoop.nanosecondsPerOperation / c.batched32)")
-      for (name, result) in [("cooperative pool", ring), ("loop thread", onLoop)] {
+        + "loop thread \(onLoop.nanosecondsPerOperation / c.batched32), "
+        + "loop thread, ring only \(ringOnly.nanosecondsPerOperation / c.batched32)")
+      for (name, result) in [
+        ("cooperative pool", ring), ("loop thread", onLoop), ("loop thread, ring only", ringOnly),
+      ] {
         print(
           "ratio io_uring (\(name)) / blocking pread throughput:",
           result.operationsPerSecond / blocking.operationsPerSecond,
@@ -49,6 +59,7 @@ struct IOBenchmarksRun {
     print("C reference (same run): liburing QD1 \(Int(c.queueDepthOne)) ns/read, "
       + "32 batched \(Int(c.batched32)) ns/read, pread \(Int(c.pread)) ns/read")
     await engine.shutdown()
+    await ringOnlyEngine.shutdown()
   }
 
   @Test func engineOverheadWithNoOperations() async throws {

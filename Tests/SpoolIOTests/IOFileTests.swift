@@ -111,5 +111,75 @@ extension SpoolIOTests {
         await expectIOError(EBADF) { try await bogus.close() }
       }
     }
+
+    @Test func cachedReadsOnTheCallingThreadMatchReadsThroughTheRing() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let path = directory.file("data")
+      let contents = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+      try await expectNoDescriptorLeak {
+        let ring = try IOEngine(backend: .ioUring, faults: nil, inlineCachedReads: false)
+        try await withEngine(.ioUring) { engine in
+          #expect(engine.readsCachedDataInline)
+          #expect(!ring.readsCachedDataInline)
+          let writer = try await IOFile.open(
+            path, options: [.write, .create, .truncate], on: engine)
+          try await writer.write(contents, at: 0)
+          try await writer.close()
+          let inline = try await IOFile.open(path, on: engine)
+          let queued = try await IOFile.open(path, on: ring)
+          // Whole blocks, a short read at the end, past the end, and a read above the limit.
+          let reads: [(count: Int, offset: UInt64)] = [
+            (4_096, 0), (4_096, 8_192), (10_000, 95_000), (10, 100_000), (1, 1 << 40),
+            (IOFile.inlineReadLimit + 1, 0),
+          ]
+          for read in reads {
+            let expected = Array(
+              contents.dropFirst(Int(min(read.offset, 100_000))).prefix(read.count))
+            #expect(try await inline.read(upTo: read.count, at: read.offset) == expected)
+            #expect(try await queued.read(upTo: read.count, at: read.offset) == expected)
+          }
+          #expect(try await inline.readToEnd() == contents)
+          try await inline.close()
+          try await queued.close()
+        }
+        await ring.shutdown()
+      }
+    }
+
+    @Test(arguments: allBackends)
+    func aCancelledTaskReadsNothing(backend: IOBackend.Preference) async throws {
+      try await withEngine(backend) { engine in
+        let file = try await IOFile.open("/proc/self/stat", on: engine)
+        let task = Task {
+          withUnsafeCurrentTask { $0?.cancel() }
+          return try await file.read(upTo: 64, at: 0)
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        try await file.close()
+      }
+    }
+
+    @Test func aPipeReadWaitsOnTheRingAndCanBeCancelled() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let path = directory.file("fifo")
+      #expect(mkfifo(path, 0o600) == 0)
+      try await expectNoDescriptorLeak {
+        try await withEngine(.ioUring) { engine in
+          // Read and write, so that opening does not wait for a writer.
+          let fifo = try await IOFile.open(path, options: [.read, .write], on: engine)
+          // Nothing to read: the read waits in the kernel until the bytes come.
+          let reader = Task { try await fifo.read(upTo: 16, at: 0) }
+          try await fifo.write(Array("ping".utf8), at: 0)
+          #expect(try await reader.value == Array("ping".utf8))
+          let cancelled = Task { try await fifo.read(upTo: 16, at: 0) }
+          while engine.operationsInFlight == 0 { await Task.yield() }
+          cancelled.cancel()
+          await #expect(throws: CancellationError.self) { try await cancelled.value }
+          try await fifo.close()
+        }
+      }
+    }
   }
 }

@@ -97,6 +97,10 @@ int cspool_prep_cancel_all(cspool_ring *ring, uint64_t user_data);
 int cspool_eventfd(int nonblocking, int semaphore);
 /// `accept4(fd, NULL, NULL, SOCK_CLOEXEC)` (a GNU extension SwiftGlibc lacks); fd or -errno.
 int cspool_accept_cloexec(int fd);
+/// `preadv2(fd, {buffer, count}, 1, offset, RWF_NOWAIT)`: reads what the page cache holds
+/// without waiting for the device; `-EAGAIN` when nothing is cached (preadv2 and RWF_NOWAIT
+/// need _GNU_SOURCE, which SwiftGlibc lacks). Returns the count read or a negated errno.
+int cspool_pread_nowait(int fd, void *buffer, uint32_t count, uint64_t offset);
 /// Names the calling thread (`pthread_setname_np` needs _GNU_SOURCE, which SwiftGlibc lacks).
 void cspool_set_current_thread_name(const char *name);
 

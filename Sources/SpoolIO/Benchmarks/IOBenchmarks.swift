@@ -15,16 +15,25 @@ import Spool
 ///
 /// Run them with
 /// `SPOOL_IO_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter IOBenchmarksRun`.
-/// One run on the 2-core reference machine (shared with two builds, load average 15-18, so
-/// the C baseline itself ran about 1.5x slower than on an idle machine), 64 tasks x 4 KiB
-/// cached reads: io_uring with the tasks on the ring's thread (``IOEngine/taskExecutor``)
-/// 1,944 ns/op = 2.6x the C batched-32 figure measured right after (753 ns); with the tasks
-/// on the cooperative pool 8,029 ns/op; blocking `pread` on the cooperative pool 732 ns/op.
-/// So the throughput goal (1.5x blocking `pread`) is not met for page-cached files, where
-/// `pread` never blocks; the engine's own cost is about 700-1,100 ns per operation
-/// (`noOperations`), mostly Swift's continuation, cancellation-handler and executor-switch
-/// machinery. TCP echo, 64 connections, 64-byte messages: io_uring 25.9 µs per round trip,
-/// the thread backend 611 µs (23.6x).
+/// One run on the 2-core reference machine (two rounds each; 64 tasks reading cached 4 KiB
+/// blocks; the C figures from ``cReferenceReads(path:blockSize:reads:)`` right after):
+/// - Tasks on the ring's thread (``IOEngine/taskExecutor``), where a read the page cache
+///   holds is served on the calling thread (``IOFile/read(upTo:at:)``): 765-781 ns per read,
+///   1.39-1.43x the C figure with 32 reads per `io_uring_enter` (546-548 ns); C `pread`
+///   440 ns. The same tasks on the cooperative pool, reading on both cores: 405-433 ns.
+/// - Tasks on the ring's thread with every read through the ring (an engine created with
+///   `inlineCachedReads: false`): 1,291-1,327 ns per read, 2.35-2.43x the C figure. Of that,
+///   the kernel's read is 560-620 ns (`perf stat` system time); the rest is Swift's
+///   continuation, resumption and executor machinery (for a task that prefers a task
+///   executor, every executor switch and every resumption takes the task's status lock) and
+///   the buffer and result allocations. `noOperations` on the loop thread: about 550 ns.
+/// - `blockingFileReads` (the same tasks calling `pread` on the cooperative pool): 247-256 ns
+///   per read. So for page-cached files SpoolIO does not reach 1.5x the throughput of
+///   blocking `pread`, which never blocks there and runs on both cores (0.32-0.33x from the
+///   ring's thread, 0.57-0.63x from the pool); against `pread` that yields after each read
+///   it is 1.07x and 1.9-2.1x.
+/// Earlier, on a loaded machine: TCP echo, 64 connections, 64-byte messages: io_uring 25.9 µs
+/// per round trip, the thread backend 611 µs (23.6x).
 ///
 /// ```swift
 /// let path = try await IOBenchmarks.prepareFile(blocks: 256, blockSize: 4096)
@@ -101,7 +110,8 @@ package enum IOBenchmarks {
     let elapsed = SpoolTime.now() - start
     try await file.close()
     return Result(
-      name: "fileReads[\(engine.backend)\(onLoopThread ? " on loop thread" : ""), "
+      name: "fileReads[\(engine.backend)\(onLoopThread ? " on loop thread" : "")"
+        + "\(engine.backend == .ioUring && !engine.readsCachedDataInline ? ", ring only" : ""), "
         + "\(tasks) tasks, \(blockSize) B]",
       operations: tasks * readsPerTask, elapsedNanoseconds: elapsed)
   }

@@ -29,8 +29,14 @@ import Synchronization
 /// - An injected error fault completes the operation without the kernel, on the loop's next turn
 ///   (after the cancellations that arrived meanwhile), exactly as a kernel completion would.
 ///
-/// Budget per operation on the loop: one lock round-trip to take the batch (shared by the
-/// batch), one `prep`, a share of one `io_uring_enter`, one continuation resume; no allocation.
+/// - A task already running on the loop thread (one that prefers ``IOEngine/taskExecutor``)
+///   skips the hand-off: its operation is prepared in the submission queue at once, and the
+///   task's own resumption is queued on the loop without the lock or a wake-up
+///   (``RingLoop/localJobs``). The entries join the batch of the loop's next `io_uring_enter`.
+///
+/// Budget per operation on the loop: one `prep`, a share of one `io_uring_enter`, one
+/// continuation resume, and for tasks on other threads one lock round-trip to hand it over
+/// (shared by the batch); no allocation.
 final class RingBackend: TaskExecutor, Sendable {
   typealias Request = RingRequest
 
@@ -42,8 +48,9 @@ final class RingBackend: TaskExecutor, Sendable {
   let loopThread = Atomic<UInt>(0)
   private let queue: Mutex<SubmissionQueueStateMachine<RingRequest>>
   private let shutdownWaiters = Mutex<ShutdownState>(.running([]))
-  // Everything the loop thread touches without a lock lives in `LoopState`, owned by the
-  // closure running on that thread.
+  // Everything the loop thread touches without a lock lives in `RingLoop`; this backend uses
+  // it only from the loop thread (`isOnLoopThread`).
+  private let loop: RingLoop
 
   enum ShutdownState {
     case running([CheckedContinuation<Void, Never>])
@@ -61,6 +68,7 @@ final class RingBackend: TaskExecutor, Sendable {
     wakeFD = Int32(fd)
     queue = Mutex(SubmissionQueueStateMachine())
     let loop = RingLoop(ring: ring, wakeFD: wakeFD, syscalls: syscalls, counter: inFlight)
+    self.loop = loop
     do {
       try IOThread.spawn(name: "spool-io-ring", syscalls: syscalls) { [self] in
         loop.run(backend: self)
@@ -73,12 +81,26 @@ final class RingBackend: TaskExecutor, Sendable {
 
   /// Hands `operation` to the loop; its continuation is resumed when the kernel completes it.
   func submit(_ operation: IOOperation) {
-    enqueue(.submit(operation))
+    if isOnLoopThread {
+      loop.handleOnLoopThread(.submit(operation), syscalls: syscalls)
+    } else {
+      enqueue(.submit(operation))
+    }
   }
 
   /// Asks the loop to cancel `operation` (before submission, or in the kernel).
   func cancel(_ operation: IOOperation) {
-    enqueue(.cancel(operation))
+    if isOnLoopThread {
+      loop.handleOnLoopThread(.cancel(operation), syscalls: syscalls)
+    } else {
+      enqueue(.cancel(operation))
+    }
+  }
+
+  /// Whether the caller runs on the loop thread (while the loop runs: it is reset as the loop
+  /// exits, so that nothing is left in the loop's own queues afterwards).
+  private var isOnLoopThread: Bool {
+    loopThread.load(ordering: .relaxed) == UInt(pthread_self())
   }
 
   private func enqueue(_ request: RingRequest) {
@@ -138,7 +160,13 @@ final class RingBackend: TaskExecutor, Sendable {
   /// resuming it after a completion is an append to the loop's own queue, not a hop to
   /// another thread, and its next submission joins the batch being prepared.
   func enqueue(_ job: consuming ExecutorJob) {
-    enqueue(.job(UnownedJob(job)))
+    if isOnLoopThread {
+      // A task resumed by a completion the loop is dispatching, or by another task of the
+      // loop: the loop runs it in this turn or the next, without the lock or a wake-up.
+      loop.localJobs.append(UnownedJob(job))
+    } else {
+      enqueue(.job(UnownedJob(job)))
+    }
   }
 
   /// Starts a shutdown without waiting for it (from `deinit` of the engine).
@@ -198,10 +226,12 @@ enum RingRequest {
 /// The state and work of the loop thread. Every stored property is protected by the ring
 /// thread: the instance is created before the thread starts and used by it alone afterwards.
 private final class RingLoop: @unchecked Sendable {
-  // `@unchecked Sendable`, justified: `RingBackend.init` creates it in a local, captures it
-  // only in the loop thread's closure and keeps no other reference, so after `IOThread.spawn`
-  // the loop thread is the only thread that can reach it; before the spawn, only `init`'s
-  // thread did. Its mutable state is therefore never shared.
+  // `@unchecked Sendable`, justified: `RingBackend.init` creates it, before the loop thread
+  // starts, and keeps it in the loop thread's closure and in `RingBackend.loop`; the backend
+  // calls into it only after checking that it runs on the loop thread (`isOnLoopThread`,
+  // which compares `pthread_self()` with the thread id the loop stored as it started and
+  // clears as it exits). So after `IOThread.spawn` only the loop thread touches its state;
+  // before the spawn, only `init`'s thread did. Its mutable state is therefore never shared.
   private let ring: RingHandle
   private let wakeFD: Int32
   let syscalls: SystemCalls
@@ -220,6 +250,12 @@ private final class RingLoop: @unchecked Sendable {
   private var resumedTasks = 0
   /// Entries prepared since the last `io_uring_enter`.
   private var preparedEntries = 0
+  /// Whether the loop has seen the shutdown request (it then fails new submissions).
+  private var stopping = false
+  /// Jobs of tasks resumed on the loop thread itself (by a completion, or by another task
+  /// running there), run by the loop in its next round; no lock, no wake-up needed.
+  var localJobs: [UnownedJob] = []
+  private var runningJobs: [UnownedJob] = []
   private let counter: OperationCounter
   /// How often the loop yields its CPU, looking for new work, before it sleeps in the kernel.
   static let yieldsBeforeSleeping = 4
@@ -249,7 +285,6 @@ private final class RingLoop: @unchecked Sendable {
       // Run the jobs of tasks that prefer this thread, and collect I/O requests. Jobs submit
       // more requests as they run, so take again (a few rounds, to batch those into this
       // `io_uring_enter` without starving the completions).
-      var stopping = false
       for _ in 0..<4 {
         stopping = backend.takeAll(into: &batch)
         var ranJob = false
@@ -262,6 +297,12 @@ private final class RingLoop: @unchecked Sendable {
           }
         }
         batch.removeAll(keepingCapacity: true)
+        if !localJobs.isEmpty {
+          swap(&localJobs, &runningJobs)
+          for job in runningJobs { job.runSynchronously(on: executor) }
+          runningJobs.removeAll(keepingCapacity: true)
+          ranJob = true
+        }
         if !ranJob { break }
       }
       prepareBacklog()
@@ -269,10 +310,12 @@ private final class RingLoop: @unchecked Sendable {
       if stopping && backlogHead == backlog.count && !cancelAllIssued {
         cancelAllIssued = prepare { cspool_prep_cancel_all($0, Tag.ignored) }
       }
-      if stopping && cancelAllIssued && inFlight == 0 && !wakeArmed { break }
+      if stopping && cancelAllIssued && inFlight == 0 && !wakeArmed && localJobs.isEmpty {
+        break
+      }
 
       var waitCount: UInt32 = 0
-      if backlogHead == backlog.count {
+      if backlogHead == backlog.count && localJobs.isEmpty {
         if !wakeArmed && !stopping {
           wakeArmed = prepare {
             cspool_prep_read($0, wakeFD, wakeBuffer.pointer, 8, UInt64.max, Tag.wake)
@@ -302,7 +345,22 @@ private final class RingLoop: @unchecked Sendable {
       enter(waitingFor: waitCount, backend: waitCount > 0 ? backend : nil)
     }
     ring.close()
+    // From here on, tasks resumed on this thread (the shutdown's waiters) go to the queue,
+    // which hands them to the global executor.
+    backend.loopThread.store(0, ordering: .releasing)
     backend.loopDidExit()
+  }
+
+  /// Carries out a task's request on the loop thread itself, while the loop runs that task's
+  /// job: prepares the entry at once (it joins the batch of the next `io_uring_enter`), or
+  /// queues it behind the backlog to keep the order.
+  func handleOnLoopThread(_ request: RingRequest, syscalls: SystemCalls) {
+    if stopping, case .submit(let operation) = request {
+      operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
+      return
+    }
+    if backlogHead == backlog.count && prepareRequest(request) { return }
+    backlog.append(request)
   }
 
   /// Prepares queued requests until the backlog is empty or the kernel pushes back.
