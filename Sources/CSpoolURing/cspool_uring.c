@@ -272,6 +272,8 @@ int cspool_eventfd(int nonblocking, int semaphore) {
   return fd < 0 ? -errno : fd;
 }
 
+int cspool_o_direct(void) { return O_DIRECT; }
+
 int cspool_pread_nowait(int fd, void *buffer, uint32_t count, uint64_t offset) {
   struct iovec vector = {.iov_base = buffer, .iov_len = count};
   ssize_t result = preadv2(fd, &vector, 1, (off_t)offset, RWF_NOWAIT);

@@ -112,6 +112,32 @@ extension SpoolIOTests {
       }
     }
 
+    @Test(arguments: allBackends)
+    func aDirectFileReadsAndWritesAlignedBlocksAndRefusesAnUnalignedRead(
+      backend: IOBackend.Preference
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await expectNoDescriptorLeak {
+        try await withEngine(backend) { engine in
+          let blocks = (0..<4).map { [UInt8](repeating: UInt8(ascii: "a") + UInt8($0), count: 4096) }
+          let file = try await IOFile.open(
+            directory.file("direct"), options: [.read, .write, .create, .truncate, .direct],
+            on: engine)
+          for (index, block) in blocks.enumerated() {
+            try await file.write(block, at: UInt64(index * 4096))
+          }
+          #expect(try await file.read(upTo: 4096, at: 8192) == blocks[2])
+          // Short at the end of the file, empty past it.
+          #expect(try await file.read(upTo: 8192, at: 12288) == blocks[3])
+          #expect(try await file.read(upTo: 4096, at: 16384) == [])
+          let error = await expectIOError(EINVAL) { _ = try await file.read(upTo: 100, at: 1) }
+          #expect(error?.description == "read(fd \(file.descriptor)): Invalid argument (EINVAL)")
+          try await file.close()
+        }
+      }
+    }
+
     @Test func cachedReadsOnTheCallingThreadMatchReadsThroughTheRing() async throws {
       let directory = TemporaryDirectory()
       defer { directory.remove() }

@@ -97,6 +97,9 @@ int cspool_prep_cancel_all(cspool_ring *ring, uint64_t user_data);
 int cspool_eventfd(int nonblocking, int semaphore);
 /// `accept4(fd, NULL, NULL, SOCK_CLOEXEC)` (a GNU extension SwiftGlibc lacks); fd or -errno.
 int cspool_accept_cloexec(int fd);
+/// `O_DIRECT`, whose value differs between architectures (it needs _GNU_SOURCE, which
+/// SwiftGlibc lacks).
+int cspool_o_direct(void);
 /// `preadv2(fd, {buffer, count}, 1, offset, RWF_NOWAIT)`: reads what the page cache holds
 /// without waiting for the device; `-EAGAIN` when nothing is cached (preadv2 and RWF_NOWAIT
 /// need _GNU_SOURCE, which SwiftGlibc lacks). Returns the count read or a negated errno.

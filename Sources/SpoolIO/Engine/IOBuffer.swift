@@ -7,14 +7,16 @@ final class IOBuffer {
   let pointer: UnsafeMutableRawPointer
   let count: Int
 
-  init(count: Int) {
+  /// A buffer of `count` bytes whose address is a multiple of `alignment` (a power of two; a
+  /// file opened with ``IOFile/Options/direct`` needs the device's block size).
+  init(count: Int, alignment: Int = 16) {
     self.count = count
-    pointer = .allocate(byteCount: max(count, 1), alignment: 16)
+    pointer = .allocate(byteCount: max(count, 1), alignment: alignment)
   }
 
-  /// A copy of `bytes`.
-  convenience init(copying bytes: some Collection<UInt8>) {
-    self.init(count: bytes.count)
+  /// A copy of `bytes`, at an address that is a multiple of `alignment`.
+  convenience init(copying bytes: some Collection<UInt8>, alignment: Int = 16) {
+    self.init(count: bytes.count, alignment: alignment)
     _ = UnsafeMutableRawBufferPointer(start: pointer, count: count).initializeMemory(
       as: UInt8.self, from: bytes)
   }

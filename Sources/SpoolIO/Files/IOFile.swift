@@ -45,6 +45,20 @@ public final class IOFile: Sendable {
     public static let exclusive = Options(rawValue: 1 << 5)
     /// Fail with `ENOTDIR` unless the path is a directory (open it read-only, to fsync it).
     public static let directory = Options(rawValue: 1 << 6)
+    /// Bypass the page cache (`O_DIRECT`): every read and write goes to the device, as for a
+    /// file larger than memory or read once. Offsets and lengths must be multiples of the
+    /// device's logical block size (512 or 4,096 bytes), or the operation fails with
+    /// `EINVAL`; SpoolIO aligns its buffers to 4,096 bytes for such a file.
+    ///
+    /// ```swift
+    /// let file = try await IOFile.open(path, options: [.read, .direct])
+    /// let block = try await file.read(upTo: 4096, at: 8192)
+    /// ```
+    public static let direct = Options(rawValue: 1 << 7)
+
+    /// The `open(2)` flags these options stand for, for code of Spool's that opens a file
+    /// itself (the workloads' blocking baselines).
+    package var openFlags: Int32 { flags }
 
     var flags: Int32 {
       var flags: Int32
@@ -58,6 +72,7 @@ public final class IOFile: Sendable {
       if contains(.append) { flags |= O_APPEND }
       if contains(.exclusive) { flags |= O_EXCL }
       if contains(.directory) { flags |= O_DIRECTORY }
+      if contains(.direct) { flags |= cspool_o_direct() }
       return flags
     }
   }
@@ -71,11 +86,18 @@ public final class IOFile: Sendable {
   /// Set once a cached read on the calling thread failed in a way that will not change (see
   /// `readCached`); reads then go to the engine directly.
   private let inlineReadsUnsupported = Atomic<Bool>(false)
+  /// Whether the file was opened with ``Options/direct``: its buffers are aligned for the
+  /// device, and reads never look in the page cache first.
+  let isDirect: Bool
 
-  init(descriptor: Int32, path: String, engine: IOEngine) {
+  /// The alignment of the buffers handed to the kernel for this file.
+  var bufferAlignment: Int { isDirect ? 4_096 : 16 }
+
+  init(descriptor: Int32, path: String, engine: IOEngine, isDirect: Bool = false) {
     self.descriptor = descriptor
     self.path = path
     self.engine = engine
+    self.isDirect = isDirect
   }
 
   deinit {
@@ -106,7 +128,8 @@ public final class IOFile: Sendable {
     let fd = try await engine.run(
       .open(path: IOBuffer(cString: path), flags: options.flags, mode: permissions),
       target: .path(path))
-    return IOFile(descriptor: Int32(fd), path: path, engine: engine)
+    return IOFile(
+      descriptor: Int32(fd), path: path, engine: engine, isDirect: options.contains(.direct))
   }
 
   /// Reads up to `count` bytes at `offset`; fewer at the end of the file, none past it.
@@ -132,7 +155,7 @@ public final class IOFile: Sendable {
   public func read(upTo count: Int, at offset: UInt64) async throws -> [UInt8] {
     try checkOpen("read")
     var cached: [UInt8] = []
-    if engine.readsCachedDataInline && offset != .max && count > 0
+    if engine.readsCachedDataInline && !isDirect && offset != .max && count > 0
       && count <= Self.inlineReadLimit && !inlineReadsUnsupported.load(ordering: .relaxed)
     {
       // A cancelled task gets `CancellationError` without a read, as from the engine.
@@ -146,7 +169,7 @@ public final class IOFile: Sendable {
     }
     let remaining = count - cached.count
     let start = offset == .max ? offset : offset + UInt64(cached.count)
-    let buffer = IOBuffer(count: remaining)
+    let buffer = IOBuffer(count: remaining, alignment: bufferAlignment)
     let operation = IOOperation(
       .read(fd: descriptor, buffer: buffer, count: remaining, offset: start))
     // `engine.run(_:target:)`, inlined: each async function a task passes through costs it
@@ -236,7 +259,7 @@ public final class IOFile: Sendable {
   /// ```
   public func write(_ bytes: [UInt8], at offset: UInt64) async throws {
     try checkOpen("write")
-    let buffer = IOBuffer(copying: bytes)
+    let buffer = IOBuffer(copying: bytes, alignment: bufferAlignment)
     var written = 0
     while written < bytes.count {
       let position = offset == .max ? offset : offset + UInt64(written)
