@@ -71,6 +71,7 @@ extension Workload {
     CancellationWorkload.workload,
     SearchWorkload.workload,
     FileIOWorkload.workload,
+    FileIOWorkload.cold,
     EchoWorkload.workload,
     TodosWorkload.workload,
     InstrumentationWorkload.workload,

@@ -16,10 +16,12 @@ struct Bench: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run Spool's high-volume workloads beside their baselines and write reports.",
     discussion: """
-      Workloads: \(Workload.all.map(\.name).joined(separator: ", ")). With none named, all of \
-      them but soak run at their default volumes. Ratios in the summary are Spool's throughput \
-      divided by the baseline's: above 1, Spool is faster. Compare figures within one run only. \
-      soak runs only when named, for --duration, and fails when memory or latency grew.
+      Workloads: \(Workload.all.map(\.name).joined(separator: ", ")). With none named, the \
+      standard set runs at its default volumes: \
+      \(Workload.standard.map(\.name).joined(separator: ", ")). Ratios in the summary are \
+      Spool's throughput divided by the baseline's: above 1, Spool is faster. Compare figures \
+      within one run only. soak runs only when named, for --duration, and fails when memory or \
+      latency grew; file-io-cold (reads past the page cache) runs only when named.
       """
   )
 

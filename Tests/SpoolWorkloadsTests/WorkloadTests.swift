@@ -45,6 +45,21 @@ struct WorkloadTests {
     }
   }
 
+  /// `file-io-cold` is not in the standard set; it runs here at a small volume so that it
+  /// cannot rot.
+  @Test func theColdFileWorkloadReadsPastTheCache() async throws {
+    let workload = try #require(Workload.named("file-io-cold"))
+    #expect(!workload.isStandard)
+    let reports = try await workload.run(
+      WorkloadOptions(actions: 128, producers: 1, profile: false), progress: BenchProgress())
+    let report = try #require(reports.first)
+    #expect(report.name == "file-io-cold")
+    #expect(report.actions == 128)
+    #expect(report.baselines.map(\.name) == ["blocking-io"])
+    #expect(report.parameters["openFlags"] == "O_DIRECT")
+    #expect(report.ioBackend != nil)
+  }
+
   @Test func everyWorkloadHasAName() {
     #expect(Set(Workload.all.map(\.name)).count == Workload.all.count)
     #expect(Workload.named("nope") == nil)

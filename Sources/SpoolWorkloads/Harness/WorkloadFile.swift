@@ -47,13 +47,18 @@ enum WorkloadFile {
 /// serves concurrent readers; the descriptor is immutable and closed in `deinit`.
 final class BlockingFile: Sendable {
   let descriptor: Int32
+  /// Opened with `O_DIRECT`: reads go through a buffer aligned for the device.
+  let isDirect: Bool
 
-  init(path: String) throws {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+  /// Opens `path` for reading; with `direct`, past the page cache (`O_DIRECT`).
+  init(path: String, direct: Bool = false) throws {
+    let options: IOFile.Options = direct ? [.read, .direct] : .read
+    let descriptor = open(path, options.openFlags | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw IOError(errno: errno, operation: "open", target: .path(path))
     }
     self.descriptor = descriptor
+    self.isDirect = direct
   }
 
   deinit { close(descriptor) }
@@ -61,15 +66,25 @@ final class BlockingFile: Sendable {
   /// Reads up to `count` bytes at `offset`, retrying `EINTR`; a fresh array, as
   /// `IOFile.read(upTo:at:)` returns.
   func read(upTo count: Int, at offset: UInt64) throws -> [UInt8] {
-    var buffer = [UInt8](repeating: 0, count: count)
+    guard isDirect else {
+      var buffer = [UInt8](repeating: 0, count: count)
+      let read = try buffer.withUnsafeMutableBytes { try pread(into: $0.baseAddress!, count, offset) }
+      buffer.removeLast(count - read)
+      return buffer
+    }
+    // `O_DIRECT` needs a buffer aligned to the device's block size; an array's is not.
+    let aligned = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 4_096)
+    defer { aligned.deallocate() }
+    let read = try pread(into: aligned, count, offset)
+    return [UInt8](UnsafeRawBufferPointer(start: aligned, count: read))
+  }
+
+  private func pread(
+    into buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: UInt64
+  ) throws -> Int {
     while true {
-      let read = buffer.withUnsafeMutableBytes {
-        pread(descriptor, $0.baseAddress, count, off_t(offset))
-      }
-      if read >= 0 {
-        buffer.removeLast(count - read)
-        return buffer
-      }
+      let read = Glibc.pread(descriptor, buffer, count, off_t(offset))
+      if read >= 0 { return read }
       if errno != EINTR {
         throw IOError(errno: errno, operation: "pread", target: .descriptor(descriptor))
       }
