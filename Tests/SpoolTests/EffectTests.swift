@@ -204,7 +204,10 @@ struct EffectHarness: Reducer {
     #expect(store.runningEffectCount == 0)
   }
 
-  @Test func withTaskCancellationRegistersPartOfAnEffect() async {
+  /// From `send` (the effect starts in the sender's task) and from `enqueue` (it starts in the
+  /// drain loop's, whose registry binding it reuses).
+  @Test(arguments: [false, true])
+  func withTaskCancellationRegistersPartOfAnEffect(fromTheQueue: Bool) async {
     let log = EventLog()
     let store = Store(initialState: EffectHarness.State()) {
       EffectHarness { _ in
@@ -221,10 +224,13 @@ struct EffectHarness: Reducer {
         }
       }
     }
-    let task = await store.send(.start("x"))
+    if fromTheQueue {
+      store.enqueue(.start("x"))
+    } else {
+      await store.send(.start("x"))
+    }
     while store.runningEffectCount < 2 { await Task.yield() }
     await store.send(.cancel)
-    await task.finish()
     await store.finish()
     #expect(log.all == ["before", "inner cancelled"])
     #expect(await store.state.responses == ["after"])
@@ -248,7 +254,11 @@ struct EffectHarness: Reducer {
     #expect(live.count == 0)
   }
 
-  @Test func effectsUseTheStoresDependencies() async {
+  /// From `send` and from `enqueue`, by a producer whose own dependencies differ: the effect
+  /// sees the store's. (Effects started by the drain loop copy the loop's bindings of the
+  /// dependencies and of the effect registry, and push them again only when they differ.)
+  @Test(arguments: [false, true])
+  func effectsUseTheStoresDependencies(fromTheQueue: Bool) async {
     let clock = TestClock()
     let store = Store(initialState: EffectHarness.State()) {
       EffectHarness { name in
@@ -261,34 +271,14 @@ struct EffectHarness: Reducer {
     } withDependencies: {
       $0.continuousClock = clock
     }
-    let task = await store.send(.start("tick"))
-    await clock.advance(by: .seconds(1))
-    await task.finish()
-    await store.finish()
-    #expect(await store.state.responses == ["tick"])
-  }
-
-  // Effects started by the drain loop (actions that came through `enqueue`) copy the loop's
-  // bindings of the dependencies and of the effect registry, and push them again only when
-  // they differ: these check both cases from the queue, as the tests above do from `send`.
-
-  @Test func effectsStartedFromTheQueueUseTheStoresDependencies() async {
-    let clock = TestClock()
-    let store = Store(initialState: EffectHarness.State()) {
-      EffectHarness { name in
-        .run { send in
-          @Dependency(\.continuousClock) var clock
-          try await clock.sleep(for: .seconds(1))
-          await send(.response(name))
-        }
-      }
-    } withDependencies: {
-      $0.continuousClock = clock
-    }
-    withDependencies {
+    await withDependencies {
       $0.continuousClock = ImmediateClock()
     } operation: {
-      store.enqueue(.start("tick"))
+      if fromTheQueue {
+        store.enqueue(.start("tick"))
+      } else {
+        await store.send(.start("tick"))
+      }
     }
     while store.runningEffectCount < 1 { await Task.yield() }
     #expect(await store.state.responses == [])
@@ -312,30 +302,5 @@ struct EffectHarness: Reducer {
     store.enqueue(.start("x"))
     await store.finish()
     #expect(await store.state.responses == ["42.0"])
-  }
-
-  @Test func withTaskCancellationWorksInEffectsStartedFromTheQueue() async {
-    let log = EventLog()
-    let store = Store(initialState: EffectHarness.State()) {
-      EffectHarness { _ in
-        .run { send in
-          log.append("before")
-          do {
-            try await withTaskCancellation(id: CancelID.work) {
-              try await Task.sleep(for: .seconds(3600))
-            }
-          } catch {
-            log.append("inner cancelled")
-          }
-          await send(.response("after"))
-        }
-      }
-    }
-    store.enqueue(.start("x"))
-    while store.runningEffectCount < 2 { await Task.yield() }
-    store.enqueue(.cancel)
-    await store.finish()
-    #expect(log.all == ["before", "inner cancelled"])
-    #expect(await store.state.responses == ["after"])
   }
 }
