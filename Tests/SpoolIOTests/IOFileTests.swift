@@ -120,7 +120,9 @@ extension SpoolIOTests {
       defer { directory.remove() }
       try await expectNoDescriptorLeak {
         try await withEngine(backend) { engine in
-          let blocks = (0..<4).map { [UInt8](repeating: UInt8(ascii: "a") + UInt8($0), count: 4096) }
+          let blocks = (0..<4).map {
+            [UInt8](repeating: UInt8(ascii: "a") + UInt8($0), count: 4096)
+          }
           let file = try await IOFile.open(
             directory.file("direct"), options: [.read, .write, .create, .truncate, .direct],
             on: engine)

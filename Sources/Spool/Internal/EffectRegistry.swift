@@ -18,11 +18,10 @@ final class EffectRegistry: Sendable {
 
   /// Whether the current task already has this registry bound as ``current``: a task that an
   /// effect started from the store's drain loop copied the loop's binding, and need not push
-  /// it again. Reads the binding in place (see `spoolTaskLocalValue`): no copy, no retain.
+  /// it again. Reads the binding in place (``TaskLocal/boundValue()``): no copy, no retain.
   @inlinable
   var isCurrent: Bool {
-    let key = unsafeBitCast(Self.currentLocal, to: UnsafeRawPointer.self)
-    guard let bound = spoolTaskLocalValue(key) else { return false }
+    guard let bound = Self.currentLocal.boundValue() else { return false }
     // `EffectRegistry?` is one pointer, null for `nil`.
     return bound.load(as: UnsafeRawPointer?.self)
       == UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
@@ -42,13 +41,13 @@ final class EffectRegistry: Sendable {
 
   /// Whether effect tasks without a cancellation ID start immediately: on the thread that
   /// starts them, synchronously, until their first suspension (`Task.immediate`), rather than
-  /// as a job scheduled on their executor (``makeTask(priority:immediately:operation:)`` says
+  /// as a job scheduled on their executor (``makeTask(priority:ids:operation:)`` says
   /// why effects with an ID do not).
   ///
   /// A store's registry does: an effect that only sends (or does some work and then sends)
   /// ends before the reduce step returns, with no job scheduled and no thread woken. Measured,
-  /// `spool bench effects file-io`, three interleaved runs of each binary on a quiet machine:
-  /// effects 0.37-0.45x of `task-per-action` with scheduled tasks, 0.50-0.67x started
+  /// `spool bench effects`, three interleaved runs of each binary (another build ran on the
+  /// machine): 0.37-0.45x of `task-per-action` with scheduled tasks, 0.50-0.67x started
   /// immediately. A test store's registry does not: there the test's executor decides when
   /// effects run.
   @usableFromInline let startsImmediately: Bool
@@ -74,7 +73,7 @@ final class EffectRegistry: Sendable {
     operation: @escaping @Sendable () async throws -> T
   ) -> Task<T, any Error> {
     let token = reserve(ids: ids)
-    let task = makeTask(priority: priority, immediately: ids.isEmpty) { [self] in
+    let task = makeTask(priority: priority, ids: ids) { [self] in
       defer { finished(token) }
       return try await withCurrent { try await operation() }
     }
@@ -85,14 +84,14 @@ final class EffectRegistry: Sendable {
   /// Creates the task of an effect, on ``executor`` if there is one. The caller registers it
   /// (`reserve` before, `attach` after).
   ///
-  /// It starts immediately when the registry does (``startsImmediately``) and the caller asks
-  /// for it (`immediately`): the store asks for it for effects without a cancellation ID. An
-  /// effect registered under an ID is there to be cancelled, often before it has done anything
-  /// (`cancelInFlight` on every keystroke, say): as a scheduled task, a cancellation that
-  /// comes before the task has run costs nothing but the task, while an immediate task has
-  /// already started its work (a sleep's timer, a request) and must undo it. Measured,
-  /// `spool bench cancellation`, three interleaved runs of each binary: 205-257 k restarts/s
-  /// scheduled, 85-94 k/s started immediately.
+  /// It starts immediately when the registry does (``startsImmediately``) and `ids` is empty.
+  /// An effect registered under an ID is there to be cancelled, often before it has done
+  /// anything (`cancelInFlight` on every keystroke, say): as a scheduled task, a cancellation
+  /// that comes before the task has run costs nothing but the task, while an immediate task
+  /// has already started its work (a sleep's timer, a request) and must undo it. Measured,
+  /// `spool bench cancellation`, interleaved runs: 204-257 k restarts/s scheduled against
+  /// 84-94 k/s with every effect started immediately; later, with another build running,
+  /// 103-177 k/s scheduled, 47-67 k/s immediate and 158-181 k/s with this rule.
   ///
   /// A store given an executor for its effects (SpoolIO's loop thread) starts them immediately
   /// too: their first steps run on the store's thread, and they go on on that executor after
@@ -104,15 +103,15 @@ final class EffectRegistry: Sendable {
   /// inline it gives the task an executor-preference record even for a `nil` preference (the
   /// runtime sets the flag for any owned-executor option), so every executor switch inside
   /// the task takes a lock to read it (`withStatusRecordLock` in a perf profile of
-  /// `spool bench effects`). A stand-alone program that makes 2,000,000 immediate tasks
-  /// measured 225-235 ns per task with the call inlined and 320-420 ns outlined.
+  /// `spool bench effects`). Stand-alone programs that make 2,000,000 immediate tasks
+  /// measured 225-246 ns per task with the call inlined and 320-430 ns outlined.
   @inlinable
   func makeTask<T: Sendable>(
     priority: TaskPriority?,
-    immediately: Bool,
+    ids: [AnyHashableSendable],
     operation: sending @escaping () async throws -> T
   ) -> Task<T, any Error> {
-    switch (startsImmediately && immediately, executor) {
+    switch (startsImmediately && ids.isEmpty, executor) {
     case (true, let executor?):
       Task.immediate(priority: priority, executorPreference: executor, operation: operation)
     case (true, nil):

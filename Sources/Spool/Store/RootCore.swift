@@ -328,7 +328,7 @@ where R.State: Sendable {
       // besides the task itself (spawn's wrapper closure would be another).
       let registry = self.registry
       let token = registry.reserve(ids: ids)
-      let task = registry.makeTask(priority: priority, immediately: ids.isEmpty) {
+      let task = registry.makeTask(priority: priority, ids: ids) {
         defer { registry.finished(token) }
         _ = await registry.withCurrent { await work(send) }
       }

@@ -68,7 +68,9 @@ final class BlockingFile: Sendable {
   func read(upTo count: Int, at offset: UInt64) throws -> [UInt8] {
     guard isDirect else {
       var buffer = [UInt8](repeating: 0, count: count)
-      let read = try buffer.withUnsafeMutableBytes { try pread(into: $0.baseAddress!, count, offset) }
+      let read = try buffer.withUnsafeMutableBytes {
+        try pread(into: $0.baseAddress!, count, offset)
+      }
       buffer.removeLast(count - read)
       return buffer
     }
