@@ -36,7 +36,9 @@ let package = Package(
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
-      ]
+      ],
+      // `import Builtin`, for the task creation in Internal/Task+StartImmediately.swift.
+      swiftSettings: [.enableExperimentalFeature("BuiltinModule")]
     ),
     .target(
       name: "SpoolTesting",

@@ -13,6 +13,11 @@ enum EffectAction: Equatable, Sendable {
 
 private enum CancelID { case work }
 
+/// A task-local that effect tests bind around `send`.
+enum EffectProbe {
+  @TaskLocal static var tag = "none"
+}
+
 /// A reducer whose `start` action runs the effect the test gives it.
 struct EffectHarness: Reducer {
   struct State: Equatable, Sendable { var responses: [String] = [] }
@@ -234,6 +239,45 @@ struct EffectHarness: Reducer {
     await store.finish()
     #expect(log.all == ["before", "inner cancelled"])
     #expect(await store.state.responses == ["after"])
+  }
+
+  /// An effect's task is its own (started immediately, not run in the caller's task), with the
+  /// priority the effect asked for, or the starting task's when it asked for none; and it sees
+  /// task-local values bound where it was started. From `send` and from `enqueue`.
+  @Test(arguments: [false, true])
+  func effectTasksHaveTheirPriorityAndTheStartersTaskLocals(fromTheQueue: Bool) async {
+    let log = EventLog()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { name in
+        .run(priority: name == "low" ? .low : nil) { send in
+          log.append("\(name) priority \(Task.basePriority?.rawValue ?? 0)")
+          log.append("\(name) local \(EffectProbe.tag)")
+          await send(.response(name))
+        }
+      }
+    }
+    let sender = await EffectProbe.$tag.withValue("sender") {
+      await Task(priority: .high) {
+        if fromTheQueue {
+          store.enqueue(.start("low"))
+          store.enqueue(.start("inherited"))
+        } else {
+          await store.send(.start("low"))
+          await store.send(.start("inherited"))
+        }
+        return Task.basePriority?.rawValue ?? 0
+      }.value
+    }
+    await store.finish()
+    #expect(await store.state.responses == ["low", "inherited"])
+    #expect(log.all.contains("low priority \(TaskPriority.low.rawValue)"))
+    if !fromTheQueue {
+      // From `send` the effect starts in the sender's task, and inherits its priority and its
+      // task-locals; from the queue it starts in the drain loop's.
+      #expect(log.all.contains("inherited priority \(sender)"))
+      #expect(log.all.contains("low local sender"))
+    }
+    #expect(store.runningEffectCount == 0)
   }
 
   @Test func storeTaskCancelCancelsTheActionsEffects() async {
