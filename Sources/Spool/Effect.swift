@@ -45,21 +45,73 @@ public struct Effect<Action: Sendable>: Sendable {
   /// across modules (perf showed the copy, tag and destroy calls on every action; in one run
   /// `send` went from about 180 to about 110 ns per action with the box); an optional
   /// reference is one null check.
+  ///
+  /// Why a `.run` gets a box of its own (``RunBox``), with its priority and work as plain
+  /// stored properties: a box holding the generic `Operation` enum is copied out of and
+  /// destroyed through that enum's value witnesses, and its deinit, which is not specialized,
+  /// looks up the enum's metadata every time. For a `.run` those were about a tenth of a perf
+  /// profile of `spool bench effects`; a closure and a priority need neither.
   @usableFromInline
   let box: Box?
 
+  /// An effect's operation: a ``RunBox`` for `.run`, an ``OperationBox`` for the others.
   @usableFromInline
-  final class Box: Sendable {
-    @usableFromInline let operation: Operation
-    @inlinable init(_ operation: Operation) { self.operation = operation }
+  class Box: @unchecked Sendable {
+    // @unchecked Sendable, justified: this class and its two final subclasses have only `let`
+    // properties, each of a Sendable type (`Bool`, `TaskPriority?`, a `@Sendable` closure,
+    // `Operation`); nothing in a box changes after `init`. (A non-final class cannot be
+    // checked as Sendable; the hierarchy is closed: both subclasses are final and internal.)
+
+    /// Whether this is a ``RunBox``.
+    @usableFromInline let isRun: Bool
+
+    @inlinable init(isRun: Bool) { self.isRun = isRun }
+
+    /// The operation, as the enum the effect planner switches over.
+    @inlinable
+    var operation: Operation {
+      if isRun {
+        let run = unsafeDowncast(self, to: RunBox.self)
+        return .run(run.priority, run.work)
+      }
+      return unsafeDowncast(self, to: OperationBox.self).stored
+    }
+  }
+
+  /// The box of a `.run`: what the store's specialized effect path reads directly.
+  @usableFromInline
+  final class RunBox: Box, @unchecked Sendable {
+    // @unchecked Sendable: see `Box`; both properties are `let` and Sendable.
+    @usableFromInline let priority: TaskPriority?
+    @usableFromInline let work: @Sendable (Send<Action>) async -> EffectOutcome
+
+    @inlinable
+    init(priority: TaskPriority?, work: @escaping @Sendable (Send<Action>) async -> EffectOutcome) {
+      self.priority = priority
+      self.work = work
+      super.init(isRun: true)
+    }
+  }
+
+  /// The box of every other operation.
+  @usableFromInline
+  final class OperationBox: Box, @unchecked Sendable {
+    // @unchecked Sendable: see `Box`; `stored` is `let` and Sendable.
+    @usableFromInline let stored: Operation
+
+    @inlinable
+    init(_ operation: Operation) {
+      self.stored = operation
+      super.init(isRun: false)
+    }
   }
 
   @inlinable
   init(operation: Operation) {
-    if case .none = operation {
-      self.box = nil
-    } else {
-      self.box = Box(operation)
+    switch operation {
+    case .none: self.box = nil
+    case let .run(priority, work): self.box = RunBox(priority: priority, work: work)
+    default: self.box = OperationBox(operation)
     }
   }
 
@@ -68,6 +120,7 @@ public struct Effect<Action: Sendable>: Sendable {
     self.box = nil
   }
 
+  @usableFromInline
   var operation: Operation { box?.operation ?? .none }
 
   /// Whether the effect does nothing; the store's per-action check.

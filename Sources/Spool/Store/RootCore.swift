@@ -294,19 +294,19 @@ where R.State: Sendable {
     _ effect: Effect<Action>, of action: Action, collect: Bool
   ) -> [Task<Void, any Error>] {
     if let box = effect.box {
-      switch box.operation {
-      case let .run(priority, work):
-        let task = startRun(work, priority: priority, origin: action, ids: [])
+      if box.isRun {
+        let run = unsafeDowncast(box, to: Effect<Action>.RunBox.self)
+        let task = startRun(run.work, priority: run.priority, origin: action, ids: [])
         return collect ? [task] : []
-      case let .cancellable(id, cancelInFlight, inner):
-        // `.run { … }.cancellable(id:cancelInFlight:)`, the other common shape.
-        guard let innerBox = inner.box, case let .run(priority, work) = innerBox.operation
-        else { break }
+      }
+      // `.run { … }.cancellable(id:cancelInFlight:)`, the other common shape.
+      if case let .cancellable(id, cancelInFlight, inner) = box.operation,
+        let innerBox = inner.box, innerBox.isRun
+      {
+        let run = unsafeDowncast(innerBox, to: Effect<Action>.RunBox.self)
         if cancelInFlight { registry.cancel(id: id) }
-        let task = startRun(work, priority: priority, origin: action, ids: [id])
+        let task = startRun(run.work, priority: run.priority, origin: action, ids: [id])
         return collect ? [task] : []
-      default:
-        break
       }
     }
     return runEffect(effect, of: action)
