@@ -120,6 +120,13 @@ public struct Effect<Action: Sendable>: Sendable {
     self.box = nil
   }
 
+  /// An effect with this box (`.run` builds its ``RunBox`` directly: going through
+  /// ``init(operation:)`` would make and take apart an `Operation` on every call).
+  @inlinable
+  init(box: Box) {
+    self.box = box
+  }
+
   @usableFromInline
   var operation: Operation { box?.operation ?? .none }
 
@@ -205,7 +212,7 @@ extension Effect {
     let dependencies = DependencyValues._current
     let origin = EffectOrigin(fileID: fileID, filePath: filePath, line: line, column: column)
     return Self(
-      operation: .run(priority) { send in
+      box: RunBox(priority: priority) { send in
         // An effect started by the store's drain loop already has these dependencies (its task
         // copied the loop's): then pushing them again is skipped, with the async layers of
         // `withValue` (each an executor check for the task).

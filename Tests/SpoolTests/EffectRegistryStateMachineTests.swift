@@ -99,4 +99,57 @@ import Testing
     #expect(machine.count == 0)
     #expect(machine.count(for: AnyHashableSendable(1)) == 0)
   }
+
+  // MARK: Immediate starts registered after the fact
+
+  @Test func aStartedTaskRegisteredWhileRunningIsTrackedUntilItEnds() {
+    var machine = EffectRegistryStateMachine()
+    guard case .none = machine.registerStarted(FakeTask(), start: 2) else {
+      Issue.record("a running task registered before shutdown must not be cancelled")
+      return
+    }
+    #expect(machine.count == 1)
+    #expect(machine.shutdown().count == 1)
+    _ = machine.startedEffectEnded(2)
+    #expect(machine.count == 0)
+  }
+
+  @Test func aStartedTaskThatEndsBeforeItsRegistrationIsNeverTracked() {
+    var machine = EffectRegistryStateMachine()
+    #expect(machine.startedEffectEnded(4).isEmpty)
+    #expect(machine.count == 0)
+    guard case .none = machine.registerStarted(FakeTask(), start: 4) else {
+      Issue.record("an ended task must not be cancelled")
+      return
+    }
+    #expect(machine.count == 0)
+    #expect(machine.shutdown().isEmpty)
+    // The id is forgotten: a later start with another id is tracked as usual.
+    _ = machine.registerStarted(FakeTask(), start: 6)
+    #expect(machine.count == 1)
+  }
+
+  @Test func aStartedTaskRegisteredAfterShutdownIsCancelled() {
+    var machine = EffectRegistryStateMachine()
+    _ = machine.shutdown()
+    guard case .cancel = machine.registerStarted(FakeTask(), start: 2) else {
+      Issue.record("a task registered after shutdown must be cancelled")
+      return
+    }
+    #expect(machine.count == 1)
+    _ = machine.startedEffectEnded(2)
+    #expect(machine.count == 0)
+  }
+
+  @Test func theLastStartedTaskToEndResumesTheIdleWaiters() async {
+    var machine = EffectRegistryStateMachine()
+    _ = machine.registerStarted(FakeTask(), start: 2)
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+      #expect(machine.waitUntilIdle(continuation) == false)
+      let waiters = machine.startedEffectEnded(2)
+      #expect(waiters.count == 1)
+      for waiter in waiters { waiter.resume() }
+    }
+    #expect(machine.count == 0)
+  }
 }

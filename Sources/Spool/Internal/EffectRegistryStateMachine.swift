@@ -39,6 +39,10 @@ struct EffectRegistryStateMachine {
   private var freeSlots: [Token] = []
   private var tokensByID: [AnyHashableSendable: Set<Token>] = [:]
   private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
+  /// The slots of tasks registered after an immediate start, by start id.
+  private var startedTokens: [UInt64: Token] = [:]
+  /// Immediate starts whose task ended before the starter registered it.
+  private var endedBeforeRegistration: Set<UInt64> = []
   private(set) var isShutdown = false
   /// The number of registered tasks that have not ended.
   private(set) var count = 0
@@ -98,6 +102,26 @@ struct EffectRegistryStateMachine {
     guard count == 0, !idleWaiters.isEmpty else { return [] }
     defer { idleWaiters = [] }
     return idleWaiters
+  }
+
+  /// Registers the task of immediate start `id`, which was still running when its start
+  /// ended, unless it has ended since (then there is nothing to track).
+  mutating func registerStarted(_ task: any RegisteredTask, start id: UInt64) -> AttachAction {
+    if endedBeforeRegistration.remove(id) != nil { return .none }
+    let token = reserve(ids: [])
+    startedTokens[id] = token
+    return attach(task, to: token)
+  }
+
+  /// The task of immediate start `id` ended outside its start: forgets it if it was
+  /// registered, or remembers that it ended for ``registerStarted(_:start:)``, which is then
+  /// about to run.
+  mutating func startedEffectEnded(_ id: UInt64) -> [UnsafeContinuation<Void, Never>] {
+    guard let token = startedTokens.removeValue(forKey: id) else {
+      endedBeforeRegistration.insert(id)
+      return []
+    }
+    return finished(token)
   }
 
   private mutating func release(_ token: Token) {

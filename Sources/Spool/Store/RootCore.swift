@@ -327,6 +327,15 @@ where R.State: Sendable {
       // `registry.spawn` written out, so that the task's closure is the only allocation
       // besides the task itself (spawn's wrapper closure would be another).
       let registry = self.registry
+      if registry.startsImmediately && ids.isEmpty {
+        let start = registry.beginImmediateStart()
+        let task = registry.makeTask(priority: priority, ids: []) {
+          defer { registry.immediateEffectEnded(start.id) }
+          _ = await registry.withCurrent { await work(send) }
+        }
+        registry.endImmediateStart(start, task: task)
+        return task
+      }
       let token = registry.reserve(ids: ids)
       let task = registry.makeTask(priority: priority, ids: ids) {
         defer { registry.finished(token) }
