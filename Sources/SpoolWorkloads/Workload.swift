@@ -25,20 +25,30 @@ public struct Workload: Sendable {
   public let defaultActions: Int
   /// Whether `spool bench` runs it when no workload is named (the soak runs only when named).
   public let isStandard: Bool
+  /// Whether it runs ``WorkloadOptions/rounds`` times when asked (the soak, a timeline of one
+  /// long run, runs once).
+  public let runsInRounds: Bool
   let body: @Sendable (WorkloadRun) async throws -> [WorkloadReport]
 
   init(
     name: String, summary: String, defaultActions: Int, isStandard: Bool = true,
+    runsInRounds: Bool = true,
     body: @escaping @Sendable (WorkloadRun) async throws -> [WorkloadReport]
   ) {
     self.name = name
     self.summary = summary
     self.defaultActions = defaultActions
     self.isStandard = isStandard
+    self.runsInRounds = runsInRounds
     self.body = body
   }
 
   /// Runs the workload and returns its reports.
+  ///
+  /// With ``WorkloadOptions/rounds`` above 1 it runs that many times in a row (each round
+  /// measures Spool, then its baselines) and merges each report's rounds into one
+  /// (``WorkloadReport/mergingRounds(_:)``: medians, with every round's figures); only the
+  /// last round is profiled.
   ///
   /// - Throws: ``WorkloadCheckError`` when a run lost actions or left effects running, or the
   ///   I/O error of a setup that failed.
@@ -50,10 +60,21 @@ public struct Workload: Sendable {
   public func run(
     _ options: WorkloadOptions, progress: BenchProgress
   ) async throws -> [WorkloadReport] {
-    let run = WorkloadRun(
-      workload: name, actions: max(1, options.actions ?? defaultActions), options: options,
-      progress: progress)
-    return try await body(run)
+    let rounds = runsInRounds ? options.rounds : 1
+    var results: [[WorkloadReport]] = []
+    for round in 1...rounds {
+      var roundOptions = options
+      roundOptions.profile = options.profile && round == rounds
+      let run = WorkloadRun(
+        workload: name, actions: max(1, options.actions ?? defaultActions),
+        options: roundOptions, progress: progress,
+        round: rounds > 1 ? "round \(round)/\(rounds)" : nil)
+      results.append(try await body(run))
+    }
+    guard rounds > 1 else { return results[0] }
+    return results[0].indices.map { index in
+      WorkloadReport.mergingRounds(results.map { $0[index] })
+    }
   }
 }
 

@@ -3,11 +3,12 @@ import Foundation
 import SpoolProfiling
 import SpoolWorkloads
 
-/// `spool bench [WORKLOAD…] [--actions N] [--producers P] [--profile] [--duration D]
-/// [--output DIR] [--format table|json]`.
+/// `spool bench [WORKLOAD…] [--actions N] [--producers P] [--profile] [--rounds R]
+/// [--duration D] [--output DIR] [--format table|json]`.
 ///
 /// Runs the named workloads (the standard set when none is named), each beside its baselines
-/// measured in the same run; shows a progress bar on standard error when it is a terminal;
+/// measured in the same run, in three rounds by default (each side's median is reported, with
+/// every round's figures); shows a progress bar on standard error when it is a terminal;
 /// writes one report per workload to `DIR/<workload>-<date>.json`; prints a summary table, or
 /// with `--format json` the whole report as JSON, on standard output. Exit status: 0, 1 when
 /// a workload failed its checks (lost actions, effects left running), a soak's timeline was
@@ -19,8 +20,10 @@ struct Bench: AsyncParsableCommand {
       Workloads: \(Workload.all.map(\.name).joined(separator: ", ")). With none named, the \
       standard set runs at its default volumes: \
       \(Workload.standard.map(\.name).joined(separator: ", ")). Ratios in the summary are \
-      Spool's throughput divided by the baseline's: above 1, Spool is faster. Compare figures \
-      within one run only. soak runs only when named, for --duration, and fails when memory or \
+      Spool's throughput divided by the baseline's: above 1, Spool is faster. Each workload \
+      runs --rounds times (Spool, then its baselines, each round); each side's figure is its \
+      median over the rounds, and the summary shows the rounds' ratios beside it. Compare \
+      figures within one run only. soak runs only when named, for --duration, and fails when memory or \
       latency grew; file-io-cold (reads past the page cache) runs only when named.
       """
   )
@@ -36,6 +39,9 @@ struct Bench: AsyncParsableCommand {
 
   @Flag(help: "Run Spool once more with a latency recorder and add per-action-case latencies.")
   var profile = false
+
+  @Option(help: "How many times each workload runs; each side's median is reported (soak: once).")
+  var rounds = 3
 
   @Option(help: "How long soak runs: 500ms, 60s, 2m, 1h or plain seconds (default 60s).")
   var duration: String?
@@ -57,6 +63,7 @@ struct Bench: AsyncParsableCommand {
     }
     if let actions, actions < 1 { throw ValidationError("--actions must be at least 1") }
     if producers < 1 { throw ValidationError("--producers must be at least 1") }
+    if rounds < 1 { throw ValidationError("--rounds must be at least 1") }
     if let duration {
       do {
         _ = try WorkloadDuration(parsing: duration)
@@ -87,7 +94,7 @@ struct Bench: AsyncParsableCommand {
       ? Workload.standard : workloads.compactMap { Workload.named($0) }
     let options = WorkloadOptions(
       actions: actions, producers: producers, profile: profile,
-      duration: try duration.map { try WorkloadDuration(parsing: $0).duration })
+      duration: try duration.map { try WorkloadDuration(parsing: $0).duration }, rounds: rounds)
     let progress = BenchProgress()
     let bar = ProgressBar.startIfTerminal(progress)
     var reports: [WorkloadReport] = []

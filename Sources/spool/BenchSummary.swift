@@ -14,15 +14,19 @@ enum BenchSummary {
         head += " · peak RSS " + String(format: "%.1f MiB", Double(peak) / 1_048_576)
       }
       if let backend = workload.ioBackend { head += " · \(backend)" }
+      if let rounds = workload.rounds { head += " · median of \(rounds.count) rounds" }
       lines.append(head)
       for baseline in workload.baselines {
         let ratio = baseline.throughputPerSecond > 0
           ? String(format: "%.2fx", workload.throughputPerSecond / baseline.throughputPerSecond)
           : "-"
-        lines.append(
-          "  " + baseline.name.padding(toLength: 18, withPad: " ", startingAt: 0)
-            + rate(baseline.throughputPerSecond).leftPadded(to: 10)
-            + "   spool/baseline " + ratio)
+        var line = "  " + baseline.name.padding(toLength: 18, withPad: " ", startingAt: 0)
+          + rate(baseline.throughputPerSecond).leftPadded(to: 10)
+          + "   spool/baseline " + ratio
+        if let spread = roundRatios(workload, baseline: baseline.name) {
+          line += " (rounds \(spread))"
+        }
+        lines.append(line)
       }
       if let timeline = workload.timeline {
         lines.append(contentsOf: timeline.summaryLines().map { "  " + $0 })
@@ -34,6 +38,19 @@ enum BenchSummary {
       }
     }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// Each round's ratio of Spool to `baseline`, in the order the rounds ran: `1.21x 1.35x
+  /// 1.18x`; `nil` for a workload that ran once.
+  static func roundRatios(_ workload: WorkloadReport, baseline: String) -> String? {
+    guard let rounds = workload.rounds else { return nil }
+    let ratios = rounds.map { round -> String in
+      guard let figure = round.baselines.first(where: { $0.name == baseline }),
+        figure.throughputPerSecond > 0
+      else { return "-" }
+      return String(format: "%.2fx", round.throughputPerSecond / figure.throughputPerSecond)
+    }
+    return ratios.joined(separator: " ")
   }
 
   /// `12.3M/s`, `45.6k/s`, `789/s`.

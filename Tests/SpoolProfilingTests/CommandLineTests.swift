@@ -66,6 +66,13 @@ import Testing
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func zeroRoundsIsRefused() throws {
+    let result = try run(["bench", "counter", "--rounds", "0"])
+    #expect(result.status == 64)
+    #expect(result.error.contains("--rounds must be at least 1"))
+  }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
   func reportPrintsASoaksTimeline() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }

@@ -97,6 +97,44 @@ import Testing
     #expect(String(decoding: empty.rendered(as: .svg), as: UTF8.self).contains("No latency"))
   }
 
+  @Test func mergingRoundsTakesEachSidesMedianAndKeepsEveryRound() throws {
+    func round(_ spool: Double, plainActor: Double, peak: Int, reduceP99: UInt64)
+      -> WorkloadReport
+    {
+      var report = Fixtures.workload(throughput: spool, reduceP99: reduceP99)
+      report.baselines = [
+        Baseline(name: "raw-loop", throughputPerSecond: 400_000_000),
+        Baseline(name: "plain-actor", throughputPerSecond: plainActor),
+      ]
+      report.peakRSSBytes = peak
+      return report
+    }
+    let rounds = [
+      round(2_000_000, plainActor: 9_000_000, peak: 30 << 20, reduceP99: 10),
+      round(500_000, plainActor: 14_000_000, peak: 40 << 20, reduceP99: 20),
+      round(1_000_000, plainActor: 12_000_000, peak: 35 << 20, reduceP99: 30),
+    ]
+    let merged = WorkloadReport.mergingRounds(rounds)
+    // Spool: its median round (1 M/s, the third), duration and throughput together.
+    #expect(merged.throughputPerSecond == 1_000_000)
+    #expect(merged.durationSeconds == rounds[2].durationSeconds)
+    // Each baseline: its own median, whichever round it came from.
+    #expect(merged.baselines.map(\.throughputPerSecond) == [400_000_000, 12_000_000])
+    #expect(merged.peakRSSBytes == 40 << 20)
+    // Latencies from the last round (the profiled one); every round's figures, in order.
+    #expect(merged.actionCases == rounds[2].actionCases)
+    #expect(merged.rounds?.map(\.throughputPerSecond) == [2_000_000, 500_000, 1_000_000])
+    #expect(merged.rounds?[1].baselines[1].throughputPerSecond == 14_000_000)
+    // An even count takes the lower middle value, an actual round's figure.
+    let two = WorkloadReport.mergingRounds(Array(rounds.prefix(2)))
+    #expect(two.throughputPerSecond == 500_000)
+    #expect(two.baselines[1].throughputPerSecond == 9_000_000)
+    // One round is returned as it is, without `rounds`; `rounds` survives the JSON.
+    #expect(WorkloadReport.mergingRounds([rounds[0]]) == rounds[0])
+    let report = Fixtures.report([merged])
+    #expect(try Report.decode(report.rendered(as: .json), path: "memory") == report)
+  }
+
   @Test func aZeroDurationHasZeroThroughputAndStillEncodes() throws {
     let workload = WorkloadReport(name: "instant", actions: 10, durationSeconds: 0)
     #expect(workload.throughputPerSecond == 0)

@@ -1,4 +1,5 @@
 import SpoolProfiling
+import Synchronization
 import Testing
 
 @testable import SpoolWorkloads
@@ -58,6 +59,33 @@ struct WorkloadTests {
     #expect(report.baselines.map(\.name) == ["blocking-io"])
     #expect(report.parameters["openFlags"] == "O_DIRECT")
     #expect(report.ioBackend != nil)
+  }
+
+  /// With rounds, the workload runs that many times and reports each side's median, with
+  /// every round's figures; only the last round is profiled. The soak runs once regardless.
+  @Test func roundsRunTheWorkloadAgainAndReportMedians() async throws {
+    let workload = try #require(Workload.named("counter"))
+    let reports = try await workload.run(
+      WorkloadOptions(actions: 256, profile: true, rounds: 3), progress: BenchProgress())
+    let report = try #require(reports.first)
+    let rounds = try #require(report.rounds)
+    #expect(rounds.count == 3)
+    let sorted = rounds.map(\.throughputPerSecond).sorted()
+    #expect(report.throughputPerSecond == sorted[1])
+    #expect(rounds.allSatisfy { $0.baselines.count == report.baselines.count })
+    #expect(!report.actionCases.isEmpty, "the last round is profiled")
+    #expect(Workload.named("soak")?.runsInRounds == false)
+    // Which rounds a workload's body is asked to profile: the last one only.
+    let profiled = Mutex<[Bool]>([])
+    let probe = Workload(name: "probe", summary: "records its options", defaultActions: 1) {
+      run in
+      profiled.withLock { $0.append(run.options.profile) }
+      return [WorkloadReport(name: "probe", actions: 1, durationSeconds: 0.001)]
+    }
+    _ = try await probe.run(WorkloadOptions(profile: true, rounds: 3), progress: BenchProgress())
+    #expect(profiled.withLock { $0 } == [false, false, true])
+    let once = try await workload.run(WorkloadOptions(actions: 256), progress: BenchProgress())
+    #expect(once.first?.rounds == nil)
   }
 
   @Test func everyWorkloadHasAName() {

@@ -37,6 +37,11 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
   /// time, and whether they stayed flat. Absent from other workloads' reports and from reports
   /// written before the field existed, which therefore still read (schema version 1).
   public var timeline: Timeline?
+  /// Every round's figures, in the order they ran, when the workload ran more than once
+  /// (`spool bench --rounds N`); the figures above are then the medians (see
+  /// ``mergingRounds(_:)``). Absent when it ran once, and from reports written before the field
+  /// existed, which therefore still read (schema version 1).
+  public var rounds: [WorkloadRound]?
 
   /// Creates a workload report; `throughputPerSecond` is derived from the other two figures.
   ///
@@ -95,6 +100,75 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
 
   static func throughput(actions: Int, seconds: Double) -> Double {
     seconds > 0 && seconds.isFinite ? Double(actions) / seconds : 0
+  }
+
+  /// One report from the reports of several rounds of the same workload: Spool's figures are
+  /// those of its median round, each baseline's throughput is its median over the rounds, the
+  /// peak RSS is the largest, and every round's figures are kept in ``rounds``. Everything
+  /// else (parameters, latencies, effects, trace, timeline) comes from the last round, the one
+  /// `spool bench --profile` profiles.
+  ///
+  /// Why medians of rounds: on a shared 2-core machine one measurement of a side can be off by
+  /// half (another process takes a core for a moment); running the workload several times,
+  /// Spool and baselines alternating, and taking each side's median keeps one bad moment out
+  /// of the ratio, while ``rounds`` shows the spread. The median of an even count is the lower
+  /// of the two middle values, an actual round's figure.
+  ///
+  /// ```swift
+  /// let merged = WorkloadReport.mergingRounds([first, second, third])
+  /// print(merged.throughputPerSecond, merged.rounds?.count ?? 1)
+  /// ```
+  ///
+  /// - Parameter rounds: Reports of one workload, in the order they ran; not empty. A single
+  ///   report is returned as it is.
+  public static func mergingRounds(_ rounds: [WorkloadReport]) -> WorkloadReport {
+    precondition(!rounds.isEmpty, "mergingRounds needs at least one report")
+    guard rounds.count > 1, var merged = rounds.last else { return rounds[0] }
+    let median = rounds.sorted { $0.throughputPerSecond < $1.throughputPerSecond }[
+      (rounds.count - 1) / 2]
+    merged.actions = median.actions
+    merged.durationSeconds = median.durationSeconds
+    merged.throughputPerSecond = median.throughputPerSecond
+    merged.peakRSSBytes = rounds.compactMap(\.peakRSSBytes).max()
+    merged.baselines = merged.baselines.map { baseline in
+      let figures = rounds.compactMap { round in
+        round.baselines.first { $0.name == baseline.name }?.throughputPerSecond
+      }.sorted()
+      return Baseline(name: baseline.name, throughputPerSecond: figures[(figures.count - 1) / 2])
+    }
+    merged.rounds = rounds.map {
+      WorkloadRound(
+        durationSeconds: $0.durationSeconds, throughputPerSecond: $0.throughputPerSecond,
+        baselines: $0.baselines)
+    }
+    return merged
+  }
+}
+
+/// One round's figures of a workload that ran several times (`spool bench --rounds N`).
+///
+/// ```swift
+/// for round in report.rounds ?? [] {
+///   print(round.throughputPerSecond, round.baselines.map(\.throughputPerSecond))
+/// }
+/// ```
+public struct WorkloadRound: Codable, Sendable, Equatable {
+  /// Wall-clock duration of Spool's measured part in this round, in seconds.
+  public var durationSeconds: Double
+  /// Spool's throughput in this round.
+  public var throughputPerSecond: Double
+  /// The baselines' throughputs in this round.
+  public var baselines: [Baseline]
+
+  /// Creates a round's figures.
+  ///
+  /// ```swift
+  /// let round = WorkloadRound(durationSeconds: 0.2, throughputPerSecond: 1_500_000, baselines: [])
+  /// ```
+  public init(durationSeconds: Double, throughputPerSecond: Double, baselines: [Baseline]) {
+    self.durationSeconds = durationSeconds
+    self.throughputPerSecond = throughputPerSecond
+    self.baselines = baselines
   }
 }
 

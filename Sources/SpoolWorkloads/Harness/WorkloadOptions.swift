@@ -14,19 +14,26 @@ public struct WorkloadOptions: Sendable, Equatable {
   public var profile: Bool
   /// How long the soak runs; `nil` for its default (60 s). Other workloads ignore it.
   public var duration: Duration?
+  /// How many times each workload runs, Spool and its baselines alternating; the report then
+  /// gives each side's median and every round's figures (``WorkloadReport/mergingRounds(_:)``).
+  /// The soak always runs once. With ``profile``, only the last round is profiled.
+  public var rounds: Int
 
   /// Creates options.
   ///
   /// ```swift
   /// let quick = WorkloadOptions(actions: 10_000)
   /// let soak = WorkloadOptions(duration: .seconds(60))
+  /// let steadier = WorkloadOptions(rounds: 3)
   /// ```
   public init(
-    actions: Int? = nil, producers: Int = 4, profile: Bool = false, duration: Duration? = nil
+    actions: Int? = nil, producers: Int = 4, profile: Bool = false, duration: Duration? = nil,
+    rounds: Int = 1
   ) {
     self.actions = actions
     self.producers = producers
     self.profile = profile
     self.duration = duration
+    self.rounds = max(1, rounds)
   }
 }

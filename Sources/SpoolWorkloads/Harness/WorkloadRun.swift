@@ -12,9 +12,15 @@ package struct WorkloadRun: Sendable {
   package var options: WorkloadOptions
   /// Where the workload reports how far it got.
   package var progress: BenchProgress
+  /// Which round this is, `round 2/3`, when the workload runs in several.
+  package var round: String? = nil
 
-  /// The label of a measurement, `counter · plain-actor`.
-  package func label(_ measurement: String) -> String { "\(workload) · \(measurement)" }
+  /// The label of a measurement, `counter · plain-actor` (`counter · round 2/3 · plain-actor`
+  /// in a run of several rounds).
+  package func label(_ measurement: String) -> String {
+    guard let round else { return "\(workload) · \(measurement)" }
+    return "\(workload) · \(round) · \(measurement)"
+  }
 
   /// Measures a baseline: announces it on the progress, times `body`.
   package func baseline(

@@ -27,7 +27,8 @@ enum SoakWorkload {
     name: "soak",
     summary: "every feature at once; memory and latency sampled over time",
     defaultActions: 1_000,
-    isStandard: false
+    isStandard: false,
+    runsInRounds: false
   ) { run in
     let configuration = SoakConfiguration(
       duration: run.options.duration ?? defaultDuration, window: run.actions,
