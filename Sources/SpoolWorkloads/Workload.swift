@@ -73,7 +73,11 @@ public struct Workload: Sendable {
     }
     guard rounds > 1 else { return results[0] }
     return results[0].indices.map { index in
-      WorkloadReport.mergingRounds(results.map { $0[index] })
+      var merged = WorkloadReport.mergingRounds(results.map { $0[index] })
+      // The memory before the run, like the peak, of the first round.
+      let first = results[0][index]
+      merged.parameters["residentBytesBefore"] = first.parameters["residentBytesBefore"]
+      return merged
     }
   }
 }

@@ -104,15 +104,18 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
 
   /// One report from the reports of several rounds of the same workload: Spool's figures are
   /// those of its median round, each baseline's throughput is its median over the rounds, the
-  /// peak RSS is the largest, and every round's figures are kept in ``rounds``. Everything
-  /// else (parameters, latencies, effects, trace, timeline) comes from the last round, the one
-  /// `spool bench --profile` profiles.
+  /// peak RSS is the first round's, and every round's figures are kept in ``rounds``.
+  /// Everything else (parameters, latencies, effects, trace, timeline) comes from the last
+  /// round, the one `spool bench --profile` profiles.
   ///
   /// Why medians of rounds: on a shared 2-core machine one measurement of a side can be off by
   /// half (another process takes a core for a moment); running the workload several times,
   /// Spool and baselines alternating, and taking each side's median keeps one bad moment out
   /// of the ratio, while ``rounds`` shows the spread. The median of an even count is the lower
-  /// of the two middle values, an actual round's figure.
+  /// of the two middle values, an actual round's figure. Why the first round's peak RSS:
+  /// resident memory does not shrink when the allocator keeps freed pages, so later rounds'
+  /// peaks also hold what the earlier rounds' baselines allocated; the first is the closest
+  /// to Spool's own.
   ///
   /// ```swift
   /// let merged = WorkloadReport.mergingRounds([first, second, third])
@@ -129,7 +132,7 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
     merged.actions = median.actions
     merged.durationSeconds = median.durationSeconds
     merged.throughputPerSecond = median.throughputPerSecond
-    merged.peakRSSBytes = rounds.compactMap(\.peakRSSBytes).max()
+    merged.peakRSSBytes = rounds[0].peakRSSBytes
     merged.baselines = merged.baselines.map { baseline in
       let figures = rounds.compactMap { round in
         round.baselines.first { $0.name == baseline.name }?.throughputPerSecond
