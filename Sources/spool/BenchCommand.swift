@@ -7,9 +7,10 @@ import SpoolWorkloads
 /// [--duration D] [--output DIR] [--format table|json]`.
 ///
 /// Runs the named workloads (the standard set when none is named), each beside its baselines
-/// measured in the same run, in three rounds by default (each side's median is reported, with
-/// every round's figures); shows a progress bar on standard error when it is a terminal;
-/// writes one report per workload to `DIR/<workload>-<date>.json`; prints a summary table, or
+/// measured in the same run, in three rounds by default (Spool's median and the median of the
+/// rounds' ratios are reported, with every round's figures); shows a progress bar on standard
+/// error when it is a terminal; writes one report per workload to
+/// `DIR/<workload>-<date>.json`; prints a summary table, or
 /// with `--format json` the whole report as JSON, on standard output. Exit status: 0, 1 when
 /// a workload failed its checks (lost actions, effects left running), a soak's timeline was
 /// not flat (its report is written first), or a report could not be written.
@@ -21,10 +22,10 @@ struct Bench: AsyncParsableCommand {
       standard set runs at its default volumes: \
       \(Workload.standard.map(\.name).joined(separator: ", ")). Ratios in the summary are \
       Spool's throughput divided by the baseline's: above 1, Spool is faster. Each workload \
-      runs --rounds times (Spool, then its baselines, each round); each side's figure is its \
-      median over the rounds, and the summary shows the rounds' ratios beside it. Compare \
-      figures within one run only. soak runs only when named, for --duration, and fails when memory or \
-      latency grew; file-io-cold (reads past the page cache) runs only when named.
+      runs --rounds times (Spool, then its baselines, each round); a ratio is the median of the \
+      rounds' ratios, and the summary shows the rounds' ratios beside it. Compare figures \
+      within one run only. soak runs only when named, for --duration, and fails when memory \
+      or latency grew; file-io-cold (reads past the page cache) runs only when named.
       """
   )
 
@@ -40,7 +41,7 @@ struct Bench: AsyncParsableCommand {
   @Flag(help: "Run Spool once more with a latency recorder and add per-action-case latencies.")
   var profile = false
 
-  @Option(help: "How many times each workload runs; each side's median is reported (soak: once).")
+  @Option(help: "How many times each workload runs; medians are reported (soak runs once).")
   var rounds = 3
 
   @Option(help: "How long soak runs: 500ms, 60s, 2m, 1h or plain seconds (default 60s).")

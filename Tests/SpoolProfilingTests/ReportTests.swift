@@ -118,17 +118,23 @@ import Testing
     // Spool: its median round (1 M/s, the third), duration and throughput together.
     #expect(merged.throughputPerSecond == 1_000_000)
     #expect(merged.durationSeconds == rounds[2].durationSeconds)
-    // Each baseline: its own median, whichever round it came from.
-    #expect(merged.baselines.map(\.throughputPerSecond) == [400_000_000, 12_000_000])
+    // Each baseline: the ratio is the median of the rounds' ratios (plain-actor: 2/9, 0.5/14,
+    // 1/12 → 1/12), with Spool's median throughput.
+    func ratio(_ report: WorkloadReport, _ baseline: Int) -> Double {
+      report.throughputPerSecond / report.baselines[baseline].throughputPerSecond
+    }
+    #expect(abs(ratio(merged, 1) - 1.0 / 12) < 1e-12)
+    #expect(abs(ratio(merged, 0) - 1.0 / 400) < 1e-12)
     #expect(merged.peakRSSBytes == 30 << 20, "the first round's")
     // Latencies from the last round (the profiled one); every round's figures, in order.
     #expect(merged.actionCases == rounds[2].actionCases)
     #expect(merged.rounds?.map(\.throughputPerSecond) == [2_000_000, 500_000, 1_000_000])
     #expect(merged.rounds?[1].baselines[1].throughputPerSecond == 14_000_000)
     // An even count takes the lower middle value, an actual round's figure.
+    // Here the ratio of each side's median would be 0.5/9; the rounds' ratios are 2/9 and 0.5/14.
     let two = WorkloadReport.mergingRounds(Array(rounds.prefix(2)))
     #expect(two.throughputPerSecond == 500_000)
-    #expect(two.baselines[1].throughputPerSecond == 9_000_000)
+    #expect(abs(ratio(two, 1) - 0.5 / 14) < 1e-12)
     // One round is returned as it is, without `rounds`; `rounds` survives the JSON.
     #expect(WorkloadReport.mergingRounds([rounds[0]]) == rounds[0])
     let report = Fixtures.report([merged])

@@ -103,16 +103,22 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
   }
 
   /// One report from the reports of several rounds of the same workload: Spool's figures are
-  /// those of its median round, each baseline's throughput is its median over the rounds, the
-  /// peak RSS is the first round's, and every round's figures are kept in ``rounds``.
-  /// Everything else (parameters, latencies, effects, trace, timeline) comes from the last
-  /// round, the one `spool bench --profile` profiles.
+  /// those of its median round; each baseline's throughput is set so that the report's ratio,
+  /// Spool's throughput divided by the baseline's, is the median of the rounds' ratios to that
+  /// baseline (Spool's median throughput divided by that median ratio); the peak RSS is the
+  /// first round's; and every round's measured figures are kept in ``rounds``. Everything
+  /// else (parameters, latencies, effects, trace, timeline) comes from the last round, the one
+  /// `spool bench --profile` profiles.
   ///
   /// Why medians of rounds: on a shared 2-core machine one measurement of a side can be off by
   /// half (another process takes a core for a moment); running the workload several times,
-  /// Spool and baselines alternating, and taking each side's median keeps one bad moment out
-  /// of the ratio, while ``rounds`` shows the spread. The median of an even count is the lower
-  /// of the two middle values, an actual round's figure. Why the first round's peak RSS:
+  /// Spool and baselines alternating, and taking medians keeps one bad moment out of the
+  /// figure, while ``rounds`` shows the spread. Why the median of the rounds' ratios rather
+  /// than the ratio of each side's median: a moment that slows the whole machine slows both
+  /// sides of one round, and their ratio in that round stays sound; taken apart, the two
+  /// medians can come from different rounds (measured: rounds at 1.86x, 2.48x and 1.87x gave a
+  /// ratio of medians of 2.48x). A median of an even count is the lower of the two middle
+  /// values. Why the first round's peak RSS:
   /// resident memory does not shrink when the allocator keeps freed pages, so later rounds'
   /// peaks also hold what the earlier rounds' baselines allocated; the first is the closest
   /// to Spool's own.
@@ -134,10 +140,16 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
     merged.throughputPerSecond = median.throughputPerSecond
     merged.peakRSSBytes = rounds[0].peakRSSBytes
     merged.baselines = merged.baselines.map { baseline in
-      let figures = rounds.compactMap { round in
-        round.baselines.first { $0.name == baseline.name }?.throughputPerSecond
+      let ratios = rounds.compactMap { round -> Double? in
+        guard
+          let figure = round.baselines.first(where: { $0.name == baseline.name }),
+          figure.throughputPerSecond > 0, round.throughputPerSecond > 0
+        else { return nil }
+        return round.throughputPerSecond / figure.throughputPerSecond
       }.sorted()
-      return Baseline(name: baseline.name, throughputPerSecond: figures[(figures.count - 1) / 2])
+      guard !ratios.isEmpty else { return baseline }
+      let ratio = ratios[(ratios.count - 1) / 2]
+      return Baseline(name: baseline.name, throughputPerSecond: median.throughputPerSecond / ratio)
     }
     merged.rounds = rounds.map {
       WorkloadRound(

@@ -15,7 +15,7 @@ public struct WorkloadOptions: Sendable, Equatable {
   /// How long the soak runs; `nil` for its default (60 s). Other workloads ignore it.
   public var duration: Duration?
   /// How many times each workload runs, Spool and its baselines alternating; the report then
-  /// gives each side's median and every round's figures (``WorkloadReport/mergingRounds(_:)``).
+  /// gives medians and every round's figures (``WorkloadReport/mergingRounds(_:)``).
   /// The soak always runs once. With ``profile``, only the last round is profiled.
   public var rounds: Int
 
