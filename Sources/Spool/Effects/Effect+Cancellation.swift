@@ -24,6 +24,7 @@ extension Effect {
   ///   }
   ///   .cancellable(id: CancelID.search, cancelInFlight: true)
   /// ```
+  @inlinable
   public func cancellable<ID: Hashable & Sendable>(id: ID, cancelInFlight: Bool = false) -> Self {
     switch operation {
     case .none:
@@ -51,6 +52,7 @@ extension Effect {
   ///   state.isTimerRunning = false
   ///   return .cancel(id: CancelID.timer)
   /// ```
+  @inlinable
   public static func cancel<ID: Hashable & Sendable>(id: ID) -> Self {
     Self(operation: .cancel(id: AnyHashableSendable(id)))
   }
