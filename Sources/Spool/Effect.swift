@@ -210,7 +210,7 @@ extension Effect {
     // What `withEscapedDependencies` does, without its `yield`'s extra task-local read and
     // result type check per effect: the dependencies in effect now go with the work.
     let dependencies = DependencyValues._current
-    let origin = EffectOrigin(fileID: fileID, filePath: filePath, line: line, column: column)
+    let origin = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     return Self(
       box: RunBox(priority: priority) { send in
         // An effect started by the store's drain loop already has these dependencies (its task
@@ -233,7 +233,7 @@ extension Effect {
     _ operation: @Sendable (_ send: Send<Action>) async throws -> Void,
     catch handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)?,
     send: Send<Action>,
-    origin: EffectOrigin
+    origin: SourceLocation
   ) async -> EffectOutcome {
     do {
       try await operation(send)
@@ -253,36 +253,16 @@ extension Effect {
 
   /// Reports an error a `.run` effect threw and did not handle, at the place it was created.
   @usableFromInline
-  static func reportUnhandled(_ error: any Error, origin: EffectOrigin) {
-    reportIssue(
+  static func reportUnhandled(_ error: any Error, origin: SourceLocation) {
+    origin.report(
       """
       An "Effect.run" created at "\(origin.fileID):\(origin.line)" threw an unhandled error: \
       \(error)
 
       All non-cancellation errors must be handled explicitly: pass a "catch:" handler to \
       "Effect.run", or catch the error inside the operation.
-      """,
-      fileID: origin.fileID,
-      filePath: origin.filePath,
-      line: origin.line,
-      column: origin.column
+      """
     )
   }
 }
 
-/// Where an effect was created, for the issue that reports its unhandled error.
-@usableFromInline
-struct EffectOrigin: Sendable {
-  @usableFromInline var fileID: StaticString
-  @usableFromInline var filePath: StaticString
-  @usableFromInline var line: UInt
-  @usableFromInline var column: UInt
-
-  @inlinable
-  init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
-    self.fileID = fileID
-    self.filePath = filePath
-    self.line = line
-    self.column = column
-  }
-}

@@ -6,8 +6,9 @@ import Synchronization
 /// Every asynchronous effect runs in a task created here. The registry keeps the task until it
 /// ends, so that `Effect.cancel(id:)`, `cancelInFlight`, ``Store/shutdown()`` and
 /// ``Store/finish()`` can reach it; a task started immediately that ends before its start
-/// returns is never registered (``immediateStart`` says why that is safe). It is used from the store's executor (to start and cancel)
-/// and from the effect tasks themselves (to deregister when they end), hence the mutex.
+/// returns is never registered (``immediateStart`` says why that is safe). It is used from the
+/// store's executor (to start and cancel) and from the effect tasks themselves (to deregister
+/// when they end), hence the mutex.
 @usableFromInline
 final class EffectRegistry: Sendable {
   /// The registry of the store whose effect is running in the current task.
@@ -111,9 +112,9 @@ final class EffectRegistry: Sendable {
   ///
   /// Without an executor, the immediate task is created by
   /// ``Task/startImmediately(priority:operation:)`` rather than `Task.immediate`, which on
-  /// Swift 6.3 gives every task an executor-preference record (that function says why). `spool bench effects`, three
-  /// interleaved runs of each binary: 828-879 k round trips/s with `Task.immediate`,
-  /// 1.18-1.21 M/s without the record.
+  /// Swift 6.3 gives every task an executor-preference record (that function says why).
+  /// `spool bench effects`, three interleaved runs of each binary: 828-879 k round trips/s
+  /// with `Task.immediate`, 1.18-1.21 M/s without the record.
   @inlinable
   func makeTask<T: Sendable>(
     priority: TaskPriority?,
@@ -156,23 +157,13 @@ final class EffectRegistry: Sendable {
   /// An immediate start under way: its id, and the start it interrupted, if one was (a start
   /// inside another's synchronous part, on the same store).
   @usableFromInline
-  struct ImmediateStart: Sendable {
-    @usableFromInline let id: UInt64
-    @usableFromInline let interrupted: UInt64
-
-    @inlinable
-    init(id: UInt64, interrupted: UInt64) {
-      self.id = id
-      self.interrupted = interrupted
-    }
-  }
+  typealias ImmediateStart = (id: UInt64, interrupted: UInt64)
 
   /// Begins an immediate start, before its task is created; on the store's executor.
   @inlinable
   func beginImmediateStart() -> ImmediateStart {
     let id = immediateStarts.wrappingAdd(2, ordering: .relaxed).newValue
-    let interrupted = immediateStart.exchange(id, ordering: .acquiringAndReleasing)
-    return ImmediateStart(id: id, interrupted: interrupted)
+    return (id, immediateStart.exchange(id, ordering: .acquiringAndReleasing))
   }
 
   /// Ends an immediate start once `makeTask` has returned: registers `task` if it has not ended.
@@ -198,16 +189,16 @@ final class EffectRegistry: Sendable {
     if !insideTheStart { startedEffectEnded(id) }
   }
 
+  /// Registers the task of immediate start `id`, still running when its start returned.
   @usableFromInline
   func registerStarted(_ task: some RegisteredTask, start id: UInt64) {
-    let action = machine.withLock { $0.registerStarted(task, start: id) }
-    if case .cancel = action { task.cancel() }
+    carryOut(machine.withLock { $0.registerStarted(task, start: id) }, on: task)
   }
 
+  /// The task of immediate start `id` ended after its start returned.
   @usableFromInline
   func startedEffectEnded(_ id: UInt64) {
-    let waiters = machine.withLock { $0.startedEffectEnded(id) }
-    for waiter in waiters { waiter.resume() }
+    resume(machine.withLock { $0.startedEffectEnded(id) })
   }
 
   // MARK: Registration
@@ -222,14 +213,24 @@ final class EffectRegistry: Sendable {
   /// registry is shut down.
   @usableFromInline
   func attach(_ task: some RegisteredTask, to token: Int) {
-    let action = machine.withLock { $0.attach(task, to: token) }
-    if case .cancel = action { task.cancel() }
+    carryOut(machine.withLock { $0.attach(task, to: token) }, on: task)
   }
 
   /// The task of `token` ended.
   @usableFromInline
   func finished(_ token: Int) {
-    let waiters = machine.withLock { $0.finished(token) }
+    resume(machine.withLock { $0.finished(token) })
+  }
+
+  /// Carries out what the state machine said of a task just handed to it, outside the lock.
+  private func carryOut(
+    _ action: EffectRegistryStateMachine.AttachAction, on task: some RegisteredTask
+  ) {
+    if case .cancel = action { task.cancel() }
+  }
+
+  /// Resumes the waiters of ``waitUntilIdle()`` that the state machine released, outside the lock.
+  private func resume(_ waiters: [UnsafeContinuation<Void, Never>]) {
     for waiter in waiters { waiter.resume() }
   }
 

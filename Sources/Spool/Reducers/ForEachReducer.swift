@@ -40,7 +40,7 @@ extension Reducer {
       element: element(),
       toElementsState: toElementsState,
       toElementAction: AnyCasePath(toElementAction),
-      location: OperatorLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
 }
@@ -74,7 +74,7 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
   let toElementsState: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>
   @usableFromInline
   let toElementAction: AnyCasePath<Parent.Action, IdentifiedAction<ID, Element.Action>>
-  @usableFromInline let location: OperatorLocation
+  @usableFromInline let location: SourceLocation
 
   @usableFromInline
   init(
@@ -82,7 +82,7 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     element: Element,
     toElementsState: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>,
     toElementAction: AnyCasePath<Parent.Action, IdentifiedAction<ID, Element.Action>>,
-    location: OperatorLocation
+    location: SourceLocation
   ) {
     self.parent = parent
     self.element = element

@@ -42,7 +42,7 @@ extension Reducer {
       toChildAction: AnyCasePath(toChildAction),
       operatorName: "ifCaseLet",
       missingState: "the state was not in the case that holds the state of \"\(Child.self)\"",
-      location: OperatorLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
 }

@@ -44,7 +44,7 @@ extension Reducer {
       toChildAction: AnyCasePath(toChildAction),
       operatorName: "ifLet",
       missingState: "the child state was nil",
-      location: OperatorLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
 }
@@ -52,28 +52,6 @@ extension Reducer {
 /// The reducer that ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)`` returns.
 public typealias _IfLetReducer<Parent: Reducer, Child: Reducer> =
   _PresentChildReducer<Parent, Child>
-
-/// Where an operator was applied, for the messages it reports.
-@usableFromInline
-struct OperatorLocation: Sendable {
-  @usableFromInline let fileID: StaticString
-  @usableFromInline let filePath: StaticString
-  @usableFromInline let line: UInt
-  @usableFromInline let column: UInt
-
-  @usableFromInline
-  init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
-    self.fileID = fileID
-    self.filePath = filePath
-    self.line = line
-    self.column = column
-  }
-
-  @usableFromInline
-  func report(_ message: String) {
-    reportIssue(message, fileID: fileID, filePath: filePath, line: line, column: column)
-  }
-}
 
 /// Runs a child reducer while its state is present in the parent's, then the parent: what
 /// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)`` and
@@ -92,7 +70,7 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
   @usableFromInline let toChildAction: AnyCasePath<Parent.Action, Child.Action>
   @usableFromInline let operatorName: StaticString
   @usableFromInline let missingState: String
-  @usableFromInline let location: OperatorLocation
+  @usableFromInline let location: SourceLocation
 
   @usableFromInline
   init(
@@ -102,7 +80,7 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
     toChildAction: AnyCasePath<Parent.Action, Child.Action>,
     operatorName: StaticString,
     missingState: String,
-    location: OperatorLocation
+    location: SourceLocation
   ) {
     self.parent = parent
     self.child = child
