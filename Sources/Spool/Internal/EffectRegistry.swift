@@ -144,8 +144,9 @@ final class EffectRegistry: Sendable {
   /// anyway cost three lock round trips per effect (reserve, attach, finished: about a tenth
   /// of a perf profile of `spool bench effects`). So an immediate start registers its task
   /// only if it is still running when `makeTask` returns (one lock, and one more when it
-  /// ends), and one that ended inside costs two atomic operations on this word and none on
-  /// the lock. A task that suspended, resumed elsewhere and ended before the starter looked
+  /// ends), and one that ended inside costs three atomic operations on this word (the starter's
+  /// two exchanges, the task's compare-and-swap), one on ``immediateStarts`` and none on the
+  /// lock. A task that suspended, resumed elsewhere and ended before the starter looked
   /// counts as ended inside: it is over, and was never visible to `finish()` or `shutdown()`,
   /// both of which run on the store's executor or take the lock that registration takes.
   @usableFromInline let immediateStart = Atomic<UInt64>(0)
@@ -166,18 +167,14 @@ final class EffectRegistry: Sendable {
     return (id, immediateStart.exchange(id, ordering: .acquiringAndReleasing))
   }
 
-  /// Ends an immediate start once `makeTask` has returned: registers `task` if it has not ended.
+  /// Ends an immediate start once `makeTask` has returned: restores the start it interrupted,
+  /// and registers `task` if it has not ended (the word still held the id, not `id + 1`; a
+  /// task that ends after this exchange fails its compare-and-swap and deregisters under the
+  /// lock).
   @inlinable
   func endImmediateStart(_ start: ImmediateStart, task: some RegisteredTask) {
-    let running = immediateStart.compareExchange(
-      expected: start.id, desired: start.interrupted, ordering: .acquiringAndReleasing
-    ).exchanged
-    if running {
-      registerStarted(task, start: start.id)
-    } else {
-      // It ended (the word holds `id + 1`): restore the start it interrupted.
-      immediateStart.store(start.interrupted, ordering: .releasing)
-    }
+    let seen = immediateStart.exchange(start.interrupted, ordering: .acquiringAndReleasing)
+    if seen == start.id { registerStarted(task, start: start.id) }
   }
 
   /// The task of an immediate start ended; from the task itself.
