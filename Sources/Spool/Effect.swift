@@ -167,12 +167,12 @@ extension Effect {
   /// when the reducer returned the effect. Actions sent through ``Send`` arrive through the
   /// store's queue.
   ///
-  /// The task starts immediately (`Task.immediate`): right after the reduce that returned the
-  /// effect, on the store's executor, the operation runs synchronously until its first
-  /// suspension, then goes on on the global executor (or on the executor the store was given
-  /// for effects). An effect that only sends therefore costs no scheduled job. Long synchronous
-  /// work before the first `await` holds up the store's next action, as work inside the reducer
-  /// would: start it after a suspension, or in a task of its own. An effect made
+  /// The task starts immediately, as `Task.immediate` starts one: right after the reduce that
+  /// returned the effect, on the store's executor, the operation runs synchronously until its
+  /// first suspension, then goes on on the global executor (or on the executor the store was
+  /// given for effects). An effect that only sends therefore costs no scheduled job. Long
+  /// synchronous work before the first `await` holds up the store's next action, as work inside
+  /// the reducer would: start it after a suspension, or in a task of its own. An effect made
   /// ``cancellable(id:cancelInFlight:)`` is the exception: it starts as a scheduled task, so
   /// that cancelling it before it has run (a restart on every keystroke) undoes nothing.
   ///

@@ -6,15 +6,19 @@ extension Task where Failure == any Error {
   /// task-executor-preference record that Swift 6.3 gives every `Task.immediate` task.
   ///
   /// Why it exists: `Task.immediate` passes its `executorPreference` (`nil` here) to the task
-  /// builtin, and this compiler's IRGen tests that optional against the wrong value (the nil
-  /// of a doubly wrapped optional, 1, instead of null; fixed upstream, with a test that a nil
-  /// preference adds no record). So every task it creates carries an "owned task executor"
+  /// builtin, and this compiler's IRGen tests that optional against the wrong value: the nil
+  /// of a doubly wrapped optional, 1, instead of null (`cmp $0x1` before the option record in
+  /// the disassembly of `spool`'s specialized `Task.immediate`; a compiler test found by
+  /// searching public code describes this mistake as one IRGen "used to" make, so newer
+  /// compilers may not). So every task it creates carries an "owned task executor"
   /// option, the runtime records a preference, and from then on every executor switch in the
   /// task and its completion read that record under the task's status-record lock
   /// (`withStatusRecordLock` and `getPreferredTaskExecutor` were about a fifth of a perf
   /// profile of `spool bench effects`). Measured, a stand-alone program creating 2,000,000
   /// tasks from an actor, each calling one nonisolated async function: 321-323 ns per task
-  /// with `Task.immediate`, 177-186 ns with this function (four runs each, interleaved).
+  /// with `Task.immediate`, 177-186 ns with this function (two runs each, interleaved). When
+  /// a compiler without the mistake is the one Spool requires, `Task.immediate` can replace
+  /// this function (`perf` then shows no `pushInitialTaskExecutorPreference` in effect tasks).
   ///
   /// What it does is what `Task.immediate` does on that path, minus the option: the builtin
   /// with the same creation flags (copy task-locals, inherit context, synchronous start, and
