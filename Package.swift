@@ -106,7 +106,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SpoolWorkloadsTests",
-      dependencies: ["SpoolWorkloads", "SpoolProfiling"]
+      dependencies: ["SpoolWorkloads", "SpoolIO", "SpoolProfiling"]
     ),
     .testTarget(
       name: "SpoolProfilingTests",

@@ -95,6 +95,7 @@ public actor Store<State: Sendable, Action: Sendable> {
       reducer: reducer,
       dependencies: dependencies,
       instrumentation: options.instrumentation,
+      executor: options.executor,
       effectExecutor: options.effectExecutor,
       queueCapacity: options.queueCapacity
     )
@@ -238,6 +239,9 @@ public actor Store<State: Sendable, Action: Sendable> {
 @usableFromInline
 package struct StoreOptions<Action: Sendable>: Sendable {
   @usableFromInline package var instrumentation: (any StoreInstrumentation<Action>)?
+  /// The serial executor the store reduces on (SpoolIO's loop thread), or `nil` for a queue of
+  /// its own on Swift's cooperative pool.
+  @usableFromInline package var executor: (any SerialExecutor)?
   /// The executor effect tasks prefer (SpoolIO's loop thread, or a test's serial executor).
   @usableFromInline package var effectExecutor: (any TaskExecutor)?
   /// The capacity of the lock-free part of the action queue.
@@ -246,10 +250,12 @@ package struct StoreOptions<Action: Sendable>: Sendable {
   @usableFromInline
   package init(
     instrumentation: (any StoreInstrumentation<Action>)? = nil,
+    executor: (any SerialExecutor)? = nil,
     effectExecutor: (any TaskExecutor)? = nil,
     queueCapacity: Int = 1024
   ) {
     self.instrumentation = instrumentation
+    self.executor = executor
     self.effectExecutor = effectExecutor
     self.queueCapacity = queueCapacity
   }

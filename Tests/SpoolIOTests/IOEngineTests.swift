@@ -155,8 +155,17 @@ extension SpoolIOTests {
       try await expectNoDescriptorLeak {
         let engine = try IOEngine(backend: backend, ringEntries: 64)
         let listener = try TCPSocket.listen(host: "127.0.0.1", port: 0, on: engine)
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let data = try await IOFile.open(
+          directory.file("data"), options: [.read, .write, .create], on: engine)
+        try await data.write(Array(repeating: 1, count: 64), at: 0)
+        #expect(try await data.read(upTo: 16, at: 0).count == 16)
         let waiting = Task { try await listener.accept() }
         await engine.shutdown()
+        // Even a read that the page cache could serve on the calling thread.
+        await expectIOError(ECANCELED) { _ = try await data.read(upTo: 16, at: 0) }
+        try await data.close()
         // Whether the accept reached the backend before the shutdown or not, it fails with
         // ECANCELED; nothing waits forever.
         await expectIOError(ECANCELED) { _ = try await waiting.value }

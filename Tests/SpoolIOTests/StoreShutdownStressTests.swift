@@ -12,9 +12,19 @@ extension SpoolIOTests {
   @Suite struct StoreShutdownStressTests {
     static let effects = 10_000
 
-    @Test(.timeLimit(.minutes(1)), arguments: allBackends, [true, false])
+    /// Where the store and its effects run.
+    enum Placement: CaseIterable, Sendable {
+      /// A store on its own queue, effects on the global executor.
+      case pool
+      /// Effects on the engine's task executor.
+      case effectsOnEngine
+      /// The store on the engine's thread too (`Store(initialState:on:)`).
+      case storeOnEngine
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: allBackends, Placement.allCases)
     func shutdownWithTenThousandEffectsInFlight(
-      backend: IOBackend.Preference, effectsOnEngine: Bool
+      backend: IOBackend.Preference, placement: Placement
     ) async throws {
       let directory = TemporaryDirectory()
       defer { directory.remove() }
@@ -28,14 +38,21 @@ extension SpoolIOTests {
           let shared = try await IOFile.open(path, on: engine)
 
           let outcomes = Outcomes()
-          let store = Store(
-            initialState: IOEffectsFeature.State(),
-            options: StoreOptions(effectExecutor: effectsOnEngine ? engine.taskExecutor : nil)
-          ) {
-            IOEffectsFeature(
-              clock: IOClock(engine: engine), engine: engine, path: path, shared: shared,
-              outcomes: outcomes)
-          }
+          let feature = IOEffectsFeature(
+            clock: IOClock(engine: engine), engine: engine, path: path, shared: shared,
+            outcomes: outcomes)
+          let store =
+            switch placement {
+            case .pool:
+              Store(initialState: IOEffectsFeature.State()) { feature }
+            case .effectsOnEngine:
+              Store(
+                initialState: IOEffectsFeature.State(),
+                options: StoreOptions(effectExecutor: engine.taskExecutor)
+              ) { feature }
+            case .storeOnEngine:
+              Store(initialState: IOEffectsFeature.State(), on: engine) { feature }
+            }
           for id in 0..<Self.effects { store.enqueue(.start(id)) }
           await store.send(.flush)
           // Every effect is running and inside (or between) its I/O operations.

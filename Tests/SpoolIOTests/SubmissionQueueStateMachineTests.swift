@@ -31,6 +31,37 @@ extension SpoolIOTests {
       #expect(batch == [1, 2])
     }
 
+    /// A store's jobs (`untilExit`) are accepted while the loop shuts down, other requests are
+    /// not; after the loop's exit nothing is, and the exit hands back what arrived last.
+    @Test func jobsOfStoresAreAcceptedUntilTheLoopExits() {
+      var machine = SubmissionQueueStateMachine<Int>()
+      _ = machine.shutdown()
+      #expect(machine.enqueue(1) == .reject)
+      #expect(machine.enqueue(2, untilExit: true) == .none)
+      var batch: [Int] = []
+      let stopping = machine.takeAll(into: &batch)
+      #expect(stopping)
+      #expect(batch == [2])
+      #expect(machine.enqueue(3, untilExit: true) == .none)
+      #expect(machine.enqueue(4, untilExit: true) == .none)
+      let leftovers = machine.exit()
+      #expect(leftovers == [3, 4])
+      #expect(machine.pending.isEmpty)
+      #expect(machine.enqueue(5, untilExit: true) == .reject)
+      #expect(machine.enqueue(6) == .reject)
+    }
+
+    @Test func aSleepingStoppingLoopIsWokenForAStoresJob() {
+      var machine = SubmissionQueueStateMachine<Int>()
+      _ = machine.shutdown()
+      var batch: [Int] = []
+      _ = machine.takeAll(into: &batch)
+      let sleeps = machine.prepareToSleep(knowsOfShutdown: true)
+      #expect(sleeps)
+      let action = machine.enqueue(1, untilExit: true)
+      #expect(action == .wakeLoop)
+    }
+
     @Test func loopStaysAwakeWhenWorkArrivedBeforeItSlept() {
       var machine = SubmissionQueueStateMachine<Int>()
       _ = machine.enqueue(1)

@@ -75,10 +75,15 @@ where R.State: Sendable {
   @usableFromInline var effectSend: Send<Action>?
 
   /// How many times the drain loop looks for more work before it parks (a few microseconds).
-  static var idleSpinLimit: Int { 4_000 }
+  ///
+  /// None on an executor the store was given: there the loop would hold a thread that has
+  /// other work (SpoolIO's event loop reaps completions between jobs), so it parks at once.
+  let idleSpinLimit: Int
 
-  /// How many actions the drain loop reduces before it lets other jobs on the executor run.
-  @usableFromInline static var drainBatchLimit: Int { 65_536 }
+  /// How many actions the drain loop reduces before it lets other jobs on the executor run:
+  /// 65,536 on the store's own queue, 256 on an executor it was given (between two batches,
+  /// SpoolIO's event loop reaps the completions that the batch's effects wait for).
+  let drainBatchLimit: Int
 
   @usableFromInline
   init(
@@ -86,10 +91,13 @@ where R.State: Sendable {
     reducer: R,
     dependencies: DependencyValues,
     instrumentation: (any StoreInstrumentation<Action>)?,
+    executor: (any SerialExecutor)?,
     effectExecutor: (any TaskExecutor)?,
     queueCapacity: Int
   ) {
-    self.isolation = StoreIsolation()
+    self.isolation = StoreIsolation(executor: executor)
+    self.idleSpinLimit = executor == nil ? 4_000 : 0
+    self.drainBatchLimit = executor == nil ? 65_536 : 256
     self.queue = ActionQueue(capacity: queueCapacity)
     self.registry = EffectRegistry(executor: effectExecutor, startsImmediately: true)
     self.statePointer = .allocate(capacity: 1)
@@ -145,9 +153,9 @@ where R.State: Sendable {
       // Bound for the whole batch: the reducer reads the dependencies, and effect tasks copy
       // both bindings when they start, so that they need not push them again.
       let reduced = DependencyValues.$_current.withValue(dependencies) {
-        EffectRegistry.currentLocal.withValue(registry) { drainEntry(self, Self.drainBatchLimit) }
+        EffectRegistry.currentLocal.withValue(registry) { drainEntry(self, drainBatchLimit) }
       }
-      if reduced == Self.drainBatchLimit {
+      if reduced == drainBatchLimit {
         // Let `send` calls and other jobs waiting for the executor run between batches.
         await Task.yield()
         continue
@@ -155,7 +163,7 @@ where R.State: Sendable {
       // A producer in the middle of a burst is usually a few nanoseconds behind, while waking a
       // parked drain loop means scheduling a job on the global executor, during which the ring
       // can fill and producers spill into the overflow. So look again for a moment first.
-      if queue.awaitPending(spins: Self.idleSpinLimit) { continue }
+      if queue.awaitPending(spins: idleSpinLimit) { continue }
       guard await queue.park() else { return }
     }
   }

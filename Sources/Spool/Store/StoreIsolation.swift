@@ -4,7 +4,39 @@
 /// children then run on one serial executor, so a child forwards to its root without an actor
 /// hop, and the drain loop (isolated to this actor) excludes `send` and vice versa. The drain
 /// loop does not hold the `Store` itself, so that a store nobody references is deinitialized.
+///
+/// Without an executor of its own, the store runs on the queue of a default actor
+/// (``DefaultQueue``), as any actor does: this actor lends that queue instead of being a
+/// default actor itself, so that the same type can also run on an executor it was given
+/// (SpoolIO's event-loop thread, for a store whose reduce and effects share the thread that
+/// completes their I/O).
 @usableFromInline
 actor StoreIsolation {
-  @usableFromInline init() {}
+  /// The default actor whose queue is the store's executor when it was given none.
+  private let defaultQueue: DefaultQueue?
+  /// The executor the store was given, kept alive as long as the store.
+  let customExecutor: (any SerialExecutor)?
+  /// Read on every hop into the store: stored, rather than asked of either executor.
+  @usableFromInline nonisolated let executor: UnownedSerialExecutor
+
+  @usableFromInline nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
+
+  /// Whether the store runs on an executor it was given rather than on its own queue.
+  nonisolated var hasCustomExecutor: Bool { customExecutor != nil }
+
+  @usableFromInline init(executor: (any SerialExecutor)? = nil) {
+    if let executor {
+      defaultQueue = nil
+      customExecutor = executor
+      self.executor = executor.asUnownedSerialExecutor()
+    } else {
+      let queue = DefaultQueue()
+      defaultQueue = queue
+      customExecutor = nil
+      self.executor = queue.unownedExecutor
+    }
+  }
 }
+
+/// A default actor, for its queue on Swift's cooperative pool (see ``StoreIsolation``).
+private actor DefaultQueue {}

@@ -44,6 +44,10 @@ public final class IOEngine: Sendable {
   /// faults are injected (the fault tests exercise the ring's handling of a read).
   let readsCachedDataInline: Bool
 
+  /// Set as ``shutdown()`` begins: reads then go to the backend, which fails them with
+  /// `ECANCELED`, instead of being served from the page cache on the calling thread.
+  let isShuttingDown = Atomic<Bool>(false)
+
   /// Why an `.automatic` engine fell back to threads (`io_uring_setup(): Operation not
   /// permitted (EPERM)`), or `nil`.
   public let fallbackReason: IOError?
@@ -169,6 +173,7 @@ public final class IOEngine: Sendable {
   /// defer { Task { await engine.shutdown() } }
   /// ```
   public func shutdown() async {
+    isShuttingDown.store(true, ordering: .relaxed)
     switch storage {
     case .ring(let ring): await ring.shutdown()
     case .threads(let pool): await pool.shutdown()
@@ -193,6 +198,27 @@ public final class IOEngine: Sendable {
     switch storage {
     case .ring(let ring): ring
     case .threads: globalConcurrentExecutor
+    }
+  }
+
+  /// The serial executor to run a store on so that its reduce, its effects and their I/O share
+  /// the ring's event-loop thread; `nil` on the thread backend.
+  ///
+  /// A store on it (``Spool/Store/init(initialState:on:instrumentation:reducer:withDependencies:)``)
+  /// reduces between two `io_uring_enter` calls of the loop, its effects start there and are
+  /// resumed there by their completions, and their responses reach the store's queue without a
+  /// thread hop. Each call returns a new executor (one per store) on the same thread; each keeps
+  /// the engine alive.
+  ///
+  /// ```swift
+  /// if let executor = engine.storeExecutor {
+  ///   print("stores can run on the ring's thread:", executor)
+  /// }
+  /// ```
+  public var storeExecutor: (any SerialExecutor)? {
+    switch storage {
+    case .ring(let ring): RingStoreExecutor(engine: self, backend: ring)
+    case .threads: nil
     }
   }
 

@@ -157,6 +157,7 @@ public final class IOFile: Sendable {
     var cached: [UInt8] = []
     if engine.readsCachedDataInline && !isDirect && offset != .max && count > 0
       && count <= Self.inlineReadLimit && !inlineReadsUnsupported.load(ordering: .relaxed)
+      && !engine.isShuttingDown.load(ordering: .relaxed)
     {
       // A cancelled task gets `CancellationError` without a read, as from the engine.
       if Task.isCancelled { throw CancellationError() }

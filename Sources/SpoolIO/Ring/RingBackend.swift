@@ -99,27 +99,48 @@ final class RingBackend: TaskExecutor, Sendable {
 
   /// Whether the caller runs on the loop thread (while the loop runs: it is reset as the loop
   /// exits, so that nothing is left in the loop's own queues afterwards).
-  private var isOnLoopThread: Bool {
+  var isOnLoopThread: Bool {
     loopThread.load(ordering: .relaxed) == UInt(pthread_self())
   }
 
-  private func enqueue(_ request: RingRequest) {
-    switch queue.withLock({ $0.enqueue(request) }) {
-    case .none:
+  private func enqueue(_ request: RingRequest, untilExit: Bool = false) {
+    if updateQueue({ $0.enqueue(request, untilExit: untilExit) }) == .reject {
+      reject(request)
+    }
+  }
+
+  /// Changes the queue's state and, when the change asks for it, wakes the loop.
+  ///
+  /// The wake-up is written under the lock: the loop closes the eventfd under it as it exits
+  /// (after which nothing asks for a wake-up), so a write can never reach a closed descriptor,
+  /// or one that a later `open` reused. It costs the lock one system call per sleep of the loop.
+  private func updateQueue(
+    _ change: (inout SubmissionQueueStateMachine<RingRequest>) -> SubmissionQueueStateMachine<
+      RingRequest
+    >.EnqueueAction
+  ) -> SubmissionQueueStateMachine<RingRequest>.EnqueueAction {
+    queue.withLock { state in
+      let action = change(&state)
+      if action == .wakeLoop { wake() }
+      return action
+    }
+  }
+
+  /// Carries out a request that the loop will not: it is stopping, or it has exited.
+  fileprivate func reject(_ request: RingRequest) {
+    switch request {
+    case .submit(let operation):
+      // The loop has stopped, so this task is the only owner of the operation now.
+      operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
+    case .job(let job):
+      // The loop thread is gone: the task continues on the global executor.
+      globalConcurrentExecutor.enqueue(ExecutorJob(job))
+    case .serialJob(let job, let executor):
+      // The loop has exited (jobs of a store are accepted until then): the store's jobs run
+      // one at a time on the cooperative pool from now on.
+      executor.runAfterExit(job)
+    case .cancel:
       break
-    case .wakeLoop:
-      wake()
-    case .reject:
-      switch request {
-      case .submit(let operation):
-        // The loop has stopped, so this task is the only owner of the operation now.
-        operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
-      case .job(let job):
-        // The loop thread is gone: the task continues on the global executor.
-        globalConcurrentExecutor.enqueue(ExecutorJob(job))
-      case .cancel:
-        break
-      }
     }
   }
 
@@ -150,7 +171,7 @@ final class RingBackend: TaskExecutor, Sendable {
         continuation.resume()
         return
       }
-      if queue.withLock({ $0.shutdown() }) == .wakeLoop { wake() }
+      _ = updateQueue { $0.shutdown() }
     }
   }
 
@@ -163,15 +184,29 @@ final class RingBackend: TaskExecutor, Sendable {
     if isOnLoopThread {
       // A task resumed by a completion the loop is dispatching, or by another task of the
       // loop: the loop runs it in this turn or the next, without the lock or a wake-up.
-      loop.localJobs.append(UnownedJob(job))
+      loop.localJobs.append(.task(UnownedJob(job)))
     } else {
       enqueue(.job(UnownedJob(job)))
     }
   }
 
+  /// Runs a job of a store on the loop thread (`executor` is the store's, see
+  /// ``RingStoreExecutor``).
+  ///
+  /// Accepted until the loop exits, shutdown or not: a store's jobs must never run on the pool
+  /// while the loop may still run one of them. Those that arrive later (and those the loop
+  /// leaves behind as it exits) run on the executor's fallback queue, still one at a time.
+  func enqueue(_ job: UnownedJob, isolatedTo executor: RingStoreExecutor) {
+    if isOnLoopThread {
+      loop.localJobs.append(.serial(job, executor))
+    } else {
+      enqueue(.serialJob(job, executor), untilExit: true)
+    }
+  }
+
   /// Starts a shutdown without waiting for it (from `deinit` of the engine).
   func requestShutdown() {
-    if queue.withLock({ $0.shutdown() }) == .wakeLoop { wake() }
+    _ = updateQueue { $0.shutdown() }
   }
 
   // Called by the loop thread.
@@ -192,7 +227,13 @@ final class RingBackend: TaskExecutor, Sendable {
   }
 
   fileprivate func loopDidExit() {
-    syscalls.close(wakeFD, .backend)
+    // Requests that arrived after the loop's last look (jobs of stores: nothing else is accepted
+    // during a shutdown) are carried out elsewhere, in order, as are all later ones.
+    let leftovers = queue.withLock { state in
+      defer { syscalls.close(wakeFD, .backend) }
+      return state.exit()
+    }
+    for request in leftovers { reject(request) }
     let waiters = shutdownWaiters.withLock { state -> [CheckedContinuation<Void, Never>] in
       guard case .running(let waiters) = state else { return [] }
       state = .finished
@@ -221,6 +262,23 @@ enum RingRequest {
   case cancel(IOOperation)
   /// A task job to run on the loop thread (the backend is the tasks' `TaskExecutor`).
   case job(UnownedJob)
+  /// A job of a store running on the loop thread (``RingStoreExecutor``).
+  case serialJob(UnownedJob, RingStoreExecutor)
+}
+
+/// A job the loop thread runs: a task's that prefers the ring as its task executor, or one
+/// isolated to a store on the ring's thread.
+enum RingJob {
+  case task(UnownedJob)
+  case serial(UnownedJob, RingStoreExecutor)
+
+  func run(taskExecutor: UnownedTaskExecutor) {
+    switch self {
+    case .task(let job): job.runSynchronously(on: taskExecutor)
+    case .serial(let job, let executor):
+      job.runSynchronously(on: executor.asUnownedSerialExecutor())
+    }
+  }
 }
 
 /// The state and work of the loop thread. Every stored property is protected by the ring
@@ -254,8 +312,8 @@ private final class RingLoop: @unchecked Sendable {
   private var stopping = false
   /// Jobs of tasks resumed on the loop thread itself (by a completion, or by another task
   /// running there), run by the loop in its next round; no lock, no wake-up needed.
-  var localJobs: [UnownedJob] = []
-  private var runningJobs: [UnownedJob] = []
+  var localJobs: [RingJob] = []
+  private var runningJobs: [RingJob] = []
   private let counter: OperationCounter
   /// How often the loop yields its CPU, looking for new work, before it sleeps in the kernel.
   static let yieldsBeforeSleeping = 4
@@ -289,17 +347,21 @@ private final class RingLoop: @unchecked Sendable {
         stopping = backend.takeAll(into: &batch)
         var ranJob = false
         for request in batch {
-          if case .job(let job) = request {
+          switch request {
+          case .job(let job):
             job.runSynchronously(on: executor)
             ranJob = true
-          } else {
+          case .serialJob(let job, let store):
+            RingJob.serial(job, store).run(taskExecutor: executor)
+            ranJob = true
+          case .submit, .cancel:
             backlog.append(request)
           }
         }
         batch.removeAll(keepingCapacity: true)
         if !localJobs.isEmpty {
           swap(&localJobs, &runningJobs)
-          for job in runningJobs { job.runSynchronously(on: executor) }
+          for job in runningJobs { job.run(taskExecutor: executor) }
           runningJobs.removeAll(keepingCapacity: true)
           ranJob = true
         }
@@ -410,7 +472,7 @@ private final class RingLoop: @unchecked Sendable {
       inFlight += 1
       counter.increment()
       return true
-    case .job:
+    case .job, .serialJob:
       preconditionFailure("Internal inconsistency: a job reached the I/O backlog")
     case .cancel(let operation):
       guard !operation.cancelRequested else { return true }

@@ -28,14 +28,28 @@ struct SubmissionQueueStateMachine<Request> {
   private(set) var pending: [Request] = []  // isolated to the enclosing lock
   private(set) var loopState = LoopState.running
   private(set) var isShuttingDown = false
+  /// Whether the loop has exited: nothing is accepted any more.
+  private(set) var hasExited = false
 
   /// Appends a request.
   ///
+  /// `untilExit`: accepted while the loop shuts down, until it exits (the jobs of a store on the
+  /// loop's serial executor, which must not run elsewhere while the loop may still run one).
+  ///
   /// - Complexity: amortized O(1).
-  mutating func enqueue(_ request: Request) -> EnqueueAction {
-    guard !isShuttingDown else { return .reject }
+  mutating func enqueue(_ request: Request, untilExit: Bool = false) -> EnqueueAction {
+    guard !hasExited && (untilExit || !isShuttingDown) else { return .reject }
     pending.append(request)
     return wakeIfSleeping()
+  }
+
+  /// Called by the loop as it exits: from here on every request is rejected. Returns the
+  /// requests that arrived since its last `takeAll`, in order.
+  mutating func exit() -> [Request] {
+    hasExited = true
+    isShuttingDown = true
+    defer { pending = [] }
+    return pending
   }
 
   /// Asks the loop to finish: it fails new requests, cancels those in flight, then exits.

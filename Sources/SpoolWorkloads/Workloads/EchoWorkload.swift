@@ -7,7 +7,11 @@ import SpoolProfiling
 ///
 /// Setup (not measured): the server listens, the clients connect, the store has accepted
 /// them all. Teardown (not measured): the clients close, the store removes their rows and
-/// stops accepting. Baseline `spoolio-direct`: SpoolIO's own echo benchmark on the same engine,
+/// stops accepting. The server is a store made as any user makes one (`Store(initialState:)`).
+/// Baselines: `store-on-io-thread` (io_uring only), the same server with its store and effects
+/// on the engine's event-loop thread
+/// (``SpoolIO/Store/init(initialState:on:instrumentation:reducer:withDependencies:)``);
+/// `spoolio-direct`, SpoolIO's own echo benchmark on the same engine,
 /// with the same connections and no store, the floor of the I/O path. (A `blocking-io` echo
 /// inside `.run` would park every cooperative thread in `recv` with 64 connections on 2 cores
 /// and never finish, so it is not measured.) One unit is one round trip.
@@ -23,7 +27,17 @@ enum EchoWorkload {
     let engine = IOEngine.shared
     let roundTrips = max(1, run.actions / connections)
     let spool = try await run.spool(EchoServerFeature.Action.self) { recorder in
-      try await serve(run, engine: engine, roundTrips: roundTrips, instrumentation: recorder)
+      try await serve(
+        run, "spool", engine: engine, onIOThread: false, roundTrips: roundTrips,
+        instrumentation: recorder)
+    }
+    var baselines: [Measurement] = []
+    if engine.backend == .ioUring {
+      run.progress.begin(run.label("store-on-io-thread"), total: roundTrips * connections)
+      baselines.append(
+        try await serve(
+          run, "store-on-io-thread", engine: engine, onIOThread: true, roundTrips: roundTrips,
+          instrumentation: nil))
     }
     run.progress.begin(run.label("spoolio-direct"), total: roundTrips * connections)
     let direct = try await IOBenchmarks.tcpEcho(
@@ -32,27 +46,30 @@ enum EchoWorkload {
     let directMeasurement = Measurement(
       name: "spoolio-direct", actions: direct.operations,
       seconds: Double(direct.elapsedNanoseconds) / 1e9)
+    baselines.append(directMeasurement)
     return [
       run.report(
-        spool, baselines: [directMeasurement],
+        spool, baselines: baselines,
         parameters: [
           "connections": String(connections), "messageBytes": String(messageSize),
           "roundTripsPerConnection": String(roundTrips),
-          "effectExecutor": "I/O engine thread",
         ],
         ioBackend: engine.backend.rawValue)
     ]
   }
 
+  /// Starts a server (its store on `engine`'s thread when `onIOThread`), measures
+  /// `roundTrips` echoes per connection, stops it and checks it.
   static func serve(
-    _ run: WorkloadRun, engine: IOEngine, roundTrips: Int,
+    _ run: WorkloadRun, _ name: String, engine: IOEngine, onIOThread: Bool, roundTrips: Int,
     instrumentation: LatencyRecorder<EchoServerFeature.Action>?
   ) async throws -> Measurement {
-    let label = run.label("spool")
+    let label = run.label(name)
     let server = try await EchoServer.start(
-      connections: connections, engine: engine, instrumentation: instrumentation, label: label)
+      connections: connections, engine: engine, onIOThread: onIOThread,
+      instrumentation: instrumentation, label: label)
     let message = [UInt8](repeating: 0x5A, count: messageSize)
-    let result = try await Measurement.time("spool", actions: connections * roundTrips) {
+    let result = try await Measurement.time(name, actions: connections * roundTrips) {
       try await withThrowingTaskGroup(of: Void.self) { group in
         for client in server.clients {
           group.addTask {
@@ -89,19 +106,24 @@ struct EchoServer {
   /// The measurement's label, for errors.
   let label: String
 
-  /// Starts the server's store, its effects on `engine`'s thread, and connects `connections`
-  /// clients; returns when the server has accepted them all.
+  /// Starts the server's store (on `engine`'s thread when `onIOThread`) and connects
+  /// `connections` clients; returns when the server has accepted them all.
   static func start(
-    connections: Int, engine: IOEngine,
+    connections: Int, engine: IOEngine, onIOThread: Bool = false,
     instrumentation: (any StoreInstrumentation<EchoServerFeature.Action>)?, label: String
   ) async throws -> EchoServer {
     let listener = try await NetworkClient.live(on: engine).listen("127.0.0.1", 0)
-    let store = Store(
-      initialState: EchoServerFeature.State(),
-      options: StoreOptions(instrumentation: instrumentation, effectExecutor: engine.taskExecutor)
-    ) {
-      EchoServerFeature(listener: listener)
-    }
+    let feature = EchoServerFeature(listener: listener)
+    let store =
+      if onIOThread {
+        Store(initialState: EchoServerFeature.State(), on: engine, instrumentation: instrumentation) {
+          feature
+        }
+      } else {
+        Store(initialState: EchoServerFeature.State(), instrumentation: instrumentation) {
+          feature
+        }
+      }
     store.enqueue(.start)
     var clients: [TCPSocket] = []
     for _ in 0..<connections {

@@ -2,11 +2,16 @@ import Spool
 import SpoolIO
 import SpoolProfiling
 
-/// `file-io`: ``FileReaderFeature`` reading 4 KiB blocks of a cached file, ``concurrency``
-/// effects at a time (the producer enqueues a window of reads, then awaits `finish()`).
+/// `file-io`: ``FileReaderFeature`` reading 4 KiB blocks of a cached file, with ``concurrency``
+/// effects in flight all along (the producer queues the reads and starts ``concurrency``; each
+/// completion starts the next, see ``FileReaderFeature/Action/queue(reads:blocks:)``).
 ///
-/// Spool's run reads through SpoolIO with its effects on the I/O engine's thread. Baselines:
-/// `blocking-io`, the same feature calling blocking `pread` inside `.run`; and
+/// Spool's run is a store made as any user makes one (`Store(initialState:)`), its effects
+/// reading through SpoolIO (``IOFile/read(upTo:at:)``, which takes what the page cache holds on
+/// the calling thread). Baselines: `blocking-io`, the same feature calling blocking `pread`
+/// inside `.run`; `store-on-io-thread` (io_uring only), the same store and reads with the store
+/// and its effects on the engine's event-loop thread
+/// (``SpoolIO/Store/init(initialState:on:instrumentation:reducer:withDependencies:)``); and
 /// `spoolio-direct`, SpoolIO's own read benchmark with the same concurrency and no store, the
 /// floor of the I/O path. One unit is one block read.
 enum FileIOWorkload {
@@ -64,23 +69,32 @@ enum FileIOWorkload {
     defer { WorkloadFile.remove(path) }
     let reads = run.actions
     let file = try await IOFile.open(path, options: direct ? [.read, .direct] : .read, on: engine)
+    let readBlock: @Sendable (UInt64) async throws -> Int = { offset in
+      try await file.read(upTo: blockSize, at: offset).count
+    }
     let spool = try await run.spool(FileReaderFeature.Action.self) { recorder in
       try await readBlocks(
-        run, "spool", reads: reads, effectExecutor: engine.taskExecutor,
-        instrumentation: recorder
-      ) { offset in try await file.read(upTo: blockSize, at: offset).count }
+        run, "spool", reads: reads, on: nil, instrumentation: recorder, readBlock: readBlock)
     }
-    try await file.close()
     let blocking = try BlockingFile(path: path, direct: direct)
     run.progress.begin(run.label("blocking-io"), total: reads)
-    let blockingResult = try await readBlocks(
-      run, "blocking-io", reads: reads, effectExecutor: nil, instrumentation: nil
-    ) { offset in try blocking.read(upTo: blockSize, at: offset).count }
-    var baselines = [blockingResult]
+    var baselines = [
+      try await readBlocks(
+        run, "blocking-io", reads: reads, on: nil, instrumentation: nil
+      ) { offset in try blocking.read(upTo: blockSize, at: offset).count }
+    ]
+    if engine.backend == .ioUring {
+      run.progress.begin(run.label("store-on-io-thread"), total: reads)
+      baselines.append(
+        try await readBlocks(
+          run, "store-on-io-thread", reads: reads, on: engine, instrumentation: nil,
+          readBlock: readBlock))
+    }
+    try await file.close()
     if let extra = try await extraBaseline(path, engine) { baselines.append(extra) }
     var parameters = [
       "blockSize": String(blockSize), "concurrency": String(concurrency),
-      "fileBytes": String(blocks * blockSize), "effectExecutor": "I/O engine thread",
+      "fileBytes": String(blocks * blockSize),
     ]
     if direct { parameters["openFlags"] = "O_DIRECT" }
     return [
@@ -89,31 +103,30 @@ enum FileIOWorkload {
     ]
   }
 
-  /// Reads `reads` pseudo-random blocks, `concurrency` at a time, through a fresh store.
+  /// Reads `reads` pseudo-random blocks, `concurrency` in flight, through a fresh store (on
+  /// `engine`'s thread if one is given).
   static func readBlocks(
-    _ run: WorkloadRun, _ name: String, reads: Int, effectExecutor: (any TaskExecutor)?,
+    _ run: WorkloadRun, _ name: String, reads: Int, on engine: IOEngine?,
     instrumentation: LatencyRecorder<FileReaderFeature.Action>?,
     readBlock: @escaping @Sendable (UInt64) async throws -> Int
   ) async throws -> Measurement {
-    let store = Store(
-      initialState: FileReaderFeature.State(),
-      options: StoreOptions(instrumentation: instrumentation, effectExecutor: effectExecutor)
-    ) {
-      FileReaderFeature(blockSize: blockSize, readBlock: readBlock)
-    }
-    let result = await Measurement.time(name, actions: reads) {
-      var start = 0
-      var block = 0
-      while start < reads {
-        let end = min(start + concurrency, reads)
-        for _ in start..<end {
-          block = (block &* 1_103_515_245 &+ 12_345) & 0x7fff_ffff
-          store.enqueue(.read(block: block % blocks))
+    let feature = FileReaderFeature(blockSize: blockSize, readBlock: readBlock)
+    let store =
+      if let engine {
+        Store(
+          initialState: FileReaderFeature.State(), on: engine, instrumentation: instrumentation
+        ) { feature }
+      } else {
+        Store(initialState: FileReaderFeature.State(), instrumentation: instrumentation) {
+          feature
         }
-        await store.finish()
-        run.progress.advance(by: end - start)
-        start = end
       }
+    let result = await Measurement.time(name, actions: reads) {
+      let first = min(concurrency, reads)
+      store.enqueue(.queue(reads: reads - first, blocks: blocks))
+      for block in 0..<first { store.enqueue(.read(block: block % blocks)) }
+      await store.finish()
+      run.progress.advance(by: reads)
     }
     let state = await store.state
     try checkCount(state.completed, expected: reads, run.label(name), what: "reads")

@@ -6,7 +6,7 @@ import SpoolProfiling
 /// `search`: words typed into ``SearchFeature`` one keystroke at a time; each keystroke
 /// restarts the debounced search (cancelling the one in flight); after each word the producer
 /// awaits `finish()`, which returns when that word's one search has answered. The answer is
-/// read from a file through SpoolIO, its effects run on the I/O engine's thread; the
+/// read from a file through SpoolIO by a store made as any user makes one; the
 /// `blocking-io` baseline is the same feature reading with blocking `pread` inside `.run`.
 ///
 /// One unit is one keystroke. The debounce is real time on ``IOClock`` for both.
@@ -30,7 +30,7 @@ enum SearchWorkload {
     let spool = try await run.spool(SearchFeature.Action.self) { recorder in
       try await typeWords(
         run, "spool", words: words, keystrokes: keystrokes, engine: engine,
-        effectExecutor: engine.taskExecutor, instrumentation: recorder
+        instrumentation: recorder
       ) { offset in try await file.read(upTo: blockSize, at: offset) }
     }
     try await file.close()
@@ -38,14 +38,14 @@ enum SearchWorkload {
     run.progress.begin(run.label("blocking-io"), total: keystrokes)
     let baseline = try await typeWords(
       run, "blocking-io", words: words, keystrokes: keystrokes, engine: engine,
-      effectExecutor: nil, instrumentation: nil
+      instrumentation: nil
     ) { offset in try blocking.read(upTo: blockSize, at: offset) }
     return [
       run.report(
         spool, baselines: [baseline],
         parameters: [
           "words": String(words.count), "debounceMicroseconds": "200",
-          "blockSize": String(blockSize), "effectExecutor": "I/O engine thread",
+          "blockSize": String(blockSize),
         ],
         ioBackend: engine.backend.rawValue)
     ]
@@ -54,14 +54,11 @@ enum SearchWorkload {
   /// Types every word into a fresh store and waits for its answer; checks one answer per word.
   static func typeWords(
     _ run: WorkloadRun, _ name: String, words: [[String]], keystrokes: Int, engine: IOEngine,
-    effectExecutor: (any TaskExecutor)?, instrumentation: LatencyRecorder<SearchFeature.Action>?,
+    instrumentation: LatencyRecorder<SearchFeature.Action>?,
     read: @escaping @Sendable (UInt64) async throws -> [UInt8]
   ) async throws -> Measurement {
     let search = searcher(read: read)
-    let store = Store(
-      initialState: SearchFeature.State(),
-      options: StoreOptions(instrumentation: instrumentation, effectExecutor: effectExecutor)
-    ) {
+    let store = Store(initialState: SearchFeature.State(), instrumentation: instrumentation) {
       SearchFeature(debounce: debounce, search: search)
     } withDependencies: {
       $0.continuousClock = IOClock(engine: engine)

@@ -175,9 +175,7 @@ enum SoakDrivers {
     }
     let store = Store(
       initialState: SearchFeature.State(),
-      options: StoreOptions(
-        instrumentation: soak.timeline.instrumentation(feature, for: SearchFeature.Action.self),
-        effectExecutor: soak.engine.taskExecutor)
+      instrumentation: soak.timeline.instrumentation(feature, for: SearchFeature.Action.self)
     ) {
       SearchFeature(debounce: SearchWorkload.debounce, search: search)
     } withDependencies: {
@@ -208,18 +206,14 @@ enum SoakDrivers {
     return SoakTally(feature: feature, units: keystrokes, unit: "keystrokes")
   }
 
-  /// `file-io`: windows of block reads of the data file through SpoolIO, effects on the I/O
-  /// engine's thread.
+  /// `file-io`: windows of block reads of the data file through SpoolIO.
   static func fileIO(_ soak: SoakContext) async throws -> SoakTally {
     let feature = "file-io"
     let file = soak.file
     let blockSize = FileIOWorkload.blockSize
     let store = Store(
       initialState: FileReaderFeature.State(),
-      options: StoreOptions(
-        instrumentation: soak.timeline.instrumentation(
-          feature, for: FileReaderFeature.Action.self),
-        effectExecutor: soak.engine.taskExecutor)
+      instrumentation: soak.timeline.instrumentation(feature, for: FileReaderFeature.Action.self)
     ) {
       FileReaderFeature(blockSize: blockSize) { offset in
         try await file.read(upTo: blockSize, at: offset).count
