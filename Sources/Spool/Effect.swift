@@ -228,6 +228,10 @@ extension Effect {
 
   /// Runs the operation of a `.run` effect and says how it ended; see
   /// ``run(priority:operation:catch:fileID:filePath:line:column:)`` for the error rules.
+  ///
+  /// An operation that returns is `.finished`, even in a cancelled task: whoever reports the
+  /// outcome asks the task (``EffectOutcome/resolved()``). The store's uninstrumented path
+  /// discards it, and so saves a cancellation check per effect.
   @inlinable
   static func perform(
     _ operation: @Sendable (_ send: Send<Action>) async throws -> Void,
@@ -237,7 +241,7 @@ extension Effect {
   ) async -> EffectOutcome {
     do {
       try await operation(send)
-      return Task.isCancelled ? .cancelled : .finished
+      return .finished
     } catch is CancellationError {
       return .cancelled
     } catch {

@@ -4,7 +4,7 @@ import Testing
 
 /// A real store, instrumented by the recorder: the hooks are called where the store promises.
 @Suite struct InstrumentedStoreTests {
-  enum CancelID { case long }
+  enum CancelID { case long, stubborn, stubbornMerge }
 
   struct Feature: Reducer {
     struct State: Equatable, Sendable { var count = 0 }
@@ -15,6 +15,9 @@ import Testing
       case stopLong
       case fail
       case response
+      case startStubborn
+      case startStubbornMerge
+      case stopStubborn
     }
 
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -35,6 +38,18 @@ import Testing
       case .response:
         state.count += 100
         return .none
+      case .startStubborn:
+        // Swallows its cancellation and returns normally: still a cancelled effect.
+        return .run { _ in try? await Task.sleep(for: .seconds(3600)) }
+          .cancellable(id: CancelID.stubborn)
+      case .startStubbornMerge:
+        return .merge(
+          .run { _ in try? await Task.sleep(for: .seconds(3600)) },
+          .run { _ in try? await Task.sleep(for: .seconds(3600)) }
+        )
+        .cancellable(id: CancelID.stubbornMerge)
+      case .stopStubborn:
+        return .merge(.cancel(id: CancelID.stubborn), .cancel(id: CancelID.stubbornMerge))
       }
     }
   }
@@ -49,6 +64,11 @@ import Testing
     await store.send(.stopLong)
     await long.finish()
     await store.send(.fail).finish()
+    let stubborn = await store.send(.startStubborn)
+    let stubbornMerge = await store.send(.startStubbornMerge)
+    await store.send(.stopStubborn)
+    await stubborn.finish()
+    await stubbornMerge.finish()
     await store.finish()
 
     let recording = recorder.recording()
@@ -59,11 +79,13 @@ import Testing
     #expect(counts["startEffect"] == 1)
     #expect(counts["response"] == 1)
     #expect(counts["stopLong"] == 1)
-    #expect(recording.actions == 1_001 + 5)
+    #expect(recording.actions == 1_001 + 8)
     let effects = Dictionary(uniqueKeysWithValues: recording.effects.map { ($0.label, $0) })
     #expect(effects["startEffect"]?.finished == 1)
     #expect(effects["startLong"]?.cancelled == 1)
     #expect(effects["fail"]?.failed == 1)
+    #expect(effects["startStubborn"]?.cancelled == 1)
+    #expect(effects["startStubbornMerge"]?.cancelled == 1)
     #expect(recording.effects.allSatisfy { $0.inFlight == 0 })
     // Queue wait and reduce times are real, ordered timestamps.
     let tap = recording.actionCases.first { $0.label == "tap" }

@@ -1,6 +1,13 @@
 import ConcurrencyExtras
 
 extension EffectOutcome {
+  /// The outcome to report for an effect of the current task: `.finished` in a task that was
+  /// cancelled is `.cancelled` (the operation returned, but it was asked to stop).
+  @inlinable
+  func resolved() -> EffectOutcome {
+    self == .finished && Task.isCancelled ? .cancelled : self
+  }
+
   /// The outcome of several effects that ran together: a failure wins over a cancellation,
   /// which wins over a normal end.
   func combined(with other: EffectOutcome) -> EffectOutcome {
@@ -23,7 +30,7 @@ extension Effect {
       await send(action)
       return .finished
     case let .run(_, work):
-      return await work(send)
+      return await work(send).resolved()
     case let .merge(effects):
       return await withTaskGroup(of: EffectOutcome.self) { group in
         for effect in effects {
