@@ -33,6 +33,12 @@ import Synchronization
 ///   skips the hand-off: its operation is prepared in the submission queue at once, and the
 ///   task's own resumption is queued on the loop without the lock or a wake-up
 ///   (``RingLoop/localJobs``). The entries join the batch of the loop's next `io_uring_enter`.
+/// - A store can run on the loop thread too (``RingStoreExecutor``): its jobs travel the same
+///   way as task jobs, and run isolated to the store's executor. They are accepted until the
+///   loop exits, also during a shutdown, so that no job of a store ever runs elsewhere while
+///   the loop may still run one; what arrives later runs on the store executor's fallback.
+/// - The eventfd wake-up is written under the queue's lock, and the loop closes the eventfd
+///   under it as it exits: no wake-up can reach a closed (or reused) descriptor.
 ///
 /// Budget per operation on the loop: one `prep`, a share of one `io_uring_enter`, one
 /// continuation resume, and for tasks on other threads one lock round-trip to hand it over
