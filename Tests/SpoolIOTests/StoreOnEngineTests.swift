@@ -58,17 +58,14 @@ extension SpoolIOTests {
       }
     }
 
-    /// Counts reduces that ran while another was running.
+    /// Counts reduces that began while another had not ended.
     final class Overlaps: Sendable {
-      private let active = Atomic<Int>(0)
+      private let busy = Atomic<Bool>(false)
       private let seen = Atomic<Int>(0)
       func enter() {
-        if active.add(1, ordering: .acquiringAndReleasing).newValue != 1 {
-          seen.add(1, ordering: .relaxed)
-        }
-        for _ in 0..<64 { _ = active.load(ordering: .relaxed) }
+        if busy.exchange(true, ordering: .acquiringAndReleasing) { seen.add(1, ordering: .relaxed) }
       }
-      func leave() { active.subtract(1, ordering: .acquiringAndReleasing) }
+      func leave() { busy.store(false, ordering: .releasing) }
       var count: Int { seen.load(ordering: .relaxed) }
     }
 

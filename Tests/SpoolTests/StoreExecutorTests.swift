@@ -57,7 +57,10 @@ import Testing
     var count: Int { overlaps.load(ordering: .relaxed) }
   }
 
-  @Test func aStoreReducesOnTheExecutorItWasGiven() async {
+  /// A `Recorder` store on a fresh ``PoolSerialExecutor``.
+  static func makeStore() -> (
+    Store<Recorder.State, Recorder.Action>, PoolSerialExecutor, OverlapProbe
+  ) {
     let executor = PoolSerialExecutor()
     let overlap = OverlapProbe()
     let store = Store(
@@ -65,6 +68,11 @@ import Testing
     ) {
       Recorder(overlap: overlap)
     }
+    return (store, executor, overlap)
+  }
+
+  @Test func aStoreReducesOnTheExecutorItWasGiven() async {
+    let (store, executor, overlap) = Self.makeStore()
     store.enqueue(.record(1))
     await store.send(.record(2))
     store.enqueue(.echo(3))
@@ -79,13 +87,7 @@ import Testing
   /// threads and from `send`: every one reduced once, each producer's in order, none at the
   /// same time as another.
   @Test func actionsFromManyProducersAreReducedSeriallyAndInOrder() async {
-    let executor = PoolSerialExecutor()
-    let overlap = OverlapProbe()
-    let store = Store(
-      initialState: Recorder.State(), options: StoreOptions(executor: executor)
-    ) {
-      Recorder(overlap: overlap)
-    }
+    let (store, _, overlap) = Self.makeStore()
     let producers = 4
     let perProducer = 2_000
     await withTaskGroup(of: Void.self) { group in
