@@ -15,14 +15,11 @@ actor StoreIsolation {
   /// The default actor whose queue is the store's executor when it was given none.
   private let defaultQueue: DefaultQueue?
   /// The executor the store was given, kept alive as long as the store.
-  let customExecutor: (any SerialExecutor)?
+  private let customExecutor: (any SerialExecutor)?
   /// Read on every hop into the store: stored, rather than asked of either executor.
   @usableFromInline nonisolated let executor: UnownedSerialExecutor
 
   @usableFromInline nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
-
-  /// Whether the store runs on an executor it was given rather than on its own queue.
-  nonisolated var hasCustomExecutor: Bool { customExecutor != nil }
 
   @usableFromInline init(executor: (any SerialExecutor)? = nil) {
     if let executor {

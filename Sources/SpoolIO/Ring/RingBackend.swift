@@ -234,7 +234,8 @@ final class RingBackend: TaskExecutor, Sendable {
 
   fileprivate func loopDidExit() {
     // Requests that arrived after the loop's last look (jobs of stores: nothing else is accepted
-    // during a shutdown) are carried out elsewhere, in order, as are all later ones.
+    // during a shutdown) are carried out elsewhere, as all later ones are: a store's jobs on its
+    // executor's fallback queue, one at a time.
     let leftovers = queue.withLock { state in
       defer { syscalls.close(wakeFD, .backend) }
       return state.exit()
