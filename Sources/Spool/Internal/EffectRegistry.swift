@@ -31,7 +31,9 @@ final class EffectRegistry: Sendable {
 
   /// Runs `operation` with this registry as ``current``, pushing it only if it is not already.
   @inlinable
-  func withCurrent<T: Sendable>(_ operation: () async throws -> T) async rethrows -> T {
+  nonisolated(nonsending) func withCurrent<T: Sendable>(
+    _ operation: () async throws -> T
+  ) async rethrows -> T {
     if isCurrent { return try await operation() }
     return try await Self.currentLocal.withValue(self) { try await operation() }
   }

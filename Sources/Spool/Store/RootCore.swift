@@ -341,7 +341,7 @@ where R.State: Sendable {
   /// Starts the work of a `.run` effect in a task registered under `ids`.
   @inlinable
   func startRun(
-    _ work: @escaping @Sendable (Send<Action>) async -> EffectOutcome,
+    _ work: @escaping Effect<Action>.Work,
     priority: TaskPriority?,
     origin: Action,
     ids: [AnyHashableSendable]
