@@ -37,6 +37,30 @@ import Testing
     #expect(machine.count == 0)
   }
 
+  /// A restart (`cancelInFlight`): the replaced task ends after its successor registered under
+  /// the same ID, which must stay registered; tasks under several IDs leave only the one
+  /// cancelled.
+  @Test func aReplacedTaskEndingLaterLeavesItsSuccessorRegistered() {
+    var machine = EffectRegistryStateMachine()
+    let id = AnyHashableSendable("search")
+    let other = AnyHashableSendable("outer")
+    let (oldToken, _) = register(FakeTask(), ids: [id], in: &machine)
+    let (nestedToken, _) = register(FakeTask(), ids: [other, id], in: &machine)
+    #expect(machine.count(for: id) == 2)
+
+    #expect(machine.takeTasks(for: id).count == 2)
+    let (newToken, _) = register(FakeTask(), ids: [id], in: &machine)
+    #expect(machine.count(for: id) == 1)
+    _ = machine.finished(oldToken)
+    #expect(machine.count(for: id) == 1, "the successor must stay under the ID")
+    #expect(machine.count(for: other) == 1, "the nested task is still under its other ID")
+    _ = machine.finished(nestedToken)
+    #expect(machine.count(for: other) == 0)
+    #expect(machine.takeTasks(for: id).count == 1)
+    _ = machine.finished(newToken)
+    #expect(machine.count == 0)
+  }
+
   @Test func shutdownCancelsLaterRegistrations() {
     var machine = EffectRegistryStateMachine()
     _ = register(FakeTask(), ids: [], in: &machine)

@@ -208,6 +208,20 @@ final class EffectRegistry: Sendable {
     machine.withLock { $0.reserve(ids: ids) }
   }
 
+  /// Reserves the slot of a task about to be created under `ids`, and cancels the tasks under
+  /// `replacing` (`cancelInFlight`): one lock for both, where the store's restart of an effect
+  /// took two (the cancelled tasks, ending on other threads, contend for that lock).
+  @usableFromInline
+  func reserve(ids: [AnyHashableSendable], replacing id: AnyHashableSendable?) -> Int {
+    guard let id else { return reserve(ids: ids) }
+    let (token, replaced) = machine.withLock { machine in
+      let replaced = machine.takeTasks(for: id)
+      return (machine.reserve(ids: ids), replaced)
+    }
+    for task in replaced { task.cancel() }
+    return token
+  }
+
   /// Hands over the task created for `token`; cancels it if it was cancelled meanwhile or the
   /// registry is shut down.
   @usableFromInline

@@ -37,7 +37,7 @@ struct EffectRegistryStateMachine {
 
   private var slots: [Slot] = []
   private var freeSlots: [Token] = []
-  private var tokensByID: [AnyHashableSendable: Set<Token>] = [:]
+  private var tokensByID: [AnyHashableSendable: TokenSet] = [:]
   private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
   /// The slots of tasks registered after an immediate start, by start id.
   private var startedTokens: [UInt64: Token] = [:]
@@ -66,7 +66,13 @@ struct EffectRegistryStateMachine {
       slots.append(Slot(ids: ids))
     }
     count += 1
-    for id in ids { tokensByID[id, default: []].insert(token) }
+    for id in ids {
+      if let tokens = tokensByID[id] {
+        tokensByID[id] = tokens.inserting(token)
+      } else {
+        tokensByID[id] = .one(token)
+      }
+    }
     return token
   }
 
@@ -88,8 +94,7 @@ struct EffectRegistryStateMachine {
       preconditionFailure("Internal inconsistency: effect \(token) ended twice")
     }
     for id in slots[token].ids {
-      tokensByID[id]?.remove(token)
-      if tokensByID[id]?.isEmpty == true { tokensByID[id] = nil }
+      tokensByID[id] = tokensByID[id]?.removing(token)
     }
     if slots[token].task == nil {
       // Not attached yet: `attach` frees the slot.
@@ -140,7 +145,14 @@ struct EffectRegistryStateMachine {
     guard let tokens = tokensByID.removeValue(forKey: id) else { return [] }
     var tasks: [any RegisteredTask] = []
     tasks.reserveCapacity(tokens.count)
-    for token in tokens {
+    for token in tokens.all {
+      // The slot is no longer under `id`: its end need not look `id` up again (one hash and
+      // one comparison of the ID fewer, inside the lock that ending tasks contend for).
+      if slots[token].ids.count == 1 {
+        slots[token].ids = []
+      } else {
+        slots[token].ids.removeAll { $0 == id }
+      }
       if let task = slots[token].task {
         tasks.append(task)
       } else {
@@ -165,4 +177,45 @@ struct EffectRegistryStateMachine {
   }
 
   func count(for id: AnyHashableSendable) -> Int { tokensByID[id]?.count ?? 0 }
+
+  /// The tokens registered under one ID: almost always one (an ID names one running effect,
+  /// replaced by `cancelInFlight`), which needs no set, and no allocation per restart.
+  enum TokenSet {
+    case one(Token)
+    case many(Set<Token>)
+
+    var count: Int {
+      switch self {
+      case .one: 1
+      case .many(let tokens): tokens.count
+      }
+    }
+
+    var all: [Token] {
+      switch self {
+      case .one(let token): [token]
+      case .many(let tokens): Array(tokens)
+      }
+    }
+
+    func inserting(_ token: Token) -> TokenSet {
+      switch self {
+      case .one(let existing): return .many([existing, token])
+      case .many(var tokens):
+        tokens.insert(token)
+        return .many(tokens)
+      }
+    }
+
+    /// Without `token`; `nil` when nothing is left.
+    func removing(_ token: Token) -> TokenSet? {
+      switch self {
+      case .one(let existing): return existing == token ? nil : self
+      case .many(var tokens):
+        tokens.remove(token)
+        if tokens.count == 1, let last = tokens.first { return .one(last) }
+        return tokens.isEmpty ? nil : .many(tokens)
+      }
+    }
+  }
 }

@@ -330,21 +330,24 @@ where R.State: Sendable {
         let innerBox = inner.box, innerBox.isRun
       {
         let run = unsafeDowncast(innerBox, to: Effect<Action>.RunBox.self)
-        if cancelInFlight { registry.cancel(id: id) }
-        let task = startRun(run.work, priority: run.priority, origin: action, ids: [id])
+        let task = startRun(
+          run.work, priority: run.priority, origin: action, ids: [id],
+          replacing: cancelInFlight ? id : nil)
         return collect ? [task] : []
       }
     }
     return runEffect(effect, of: action)
   }
 
-  /// Starts the work of a `.run` effect in a task registered under `ids`.
+  /// Starts the work of a `.run` effect in a task registered under `ids`, after cancelling the
+  /// tasks under `replacing` (`cancelInFlight`).
   @inlinable
   func startRun(
     _ work: @escaping Effect<Action>.Work,
     priority: TaskPriority?,
     origin: Action,
-    ids: [AnyHashableSendable]
+    ids: [AnyHashableSendable],
+    replacing: AnyHashableSendable? = nil
   ) -> Task<Void, any Error> {
     guard let send = effectSend else {
       preconditionFailure("Internal inconsistency: an effect started before install()")
@@ -362,7 +365,7 @@ where R.State: Sendable {
         registry.endImmediateStart(start, task: task)
         return task
       }
-      let token = registry.reserve(ids: ids)
+      let token = registry.reserve(ids: ids, replacing: replacing)
       let task = registry.makeTask(priority: priority, ids: ids) {
         defer { registry.finished(token) }
         _ = await registry.withCurrent { await work(send) }
@@ -370,6 +373,7 @@ where R.State: Sendable {
       registry.attach(task, to: token)
       return task
     }
+    if let replacing { registry.cancel(id: replacing) }
     let startedAt = SpoolTime.now()
     instrumentation.effectStarted(by: origin, at: startedAt)
     return registry.spawn(ids: ids, priority: priority) {
