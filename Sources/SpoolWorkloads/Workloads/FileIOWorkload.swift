@@ -69,8 +69,11 @@ enum FileIOWorkload {
     defer { WorkloadFile.remove(path) }
     let reads = run.actions
     let file = try await IOFile.open(path, options: direct ? [.read, .direct] : .read, on: engine)
+    // Each read moves the progress bar (one relaxed atomic add, on every side alike).
+    let progress = run.progress
     let readBlock: @Sendable (UInt64) async throws -> Int = { offset in
-      try await file.read(upTo: blockSize, at: offset).count
+      defer { progress.advance(by: 1) }
+      return try await file.read(upTo: blockSize, at: offset).count
     }
     let spool = try await run.spool(FileReaderFeature.Action.self) { recorder in
       try await readBlocks(
@@ -81,7 +84,10 @@ enum FileIOWorkload {
     var baselines = [
       try await readBlocks(
         run, "blocking-io", reads: reads, on: nil, instrumentation: nil
-      ) { offset in try blocking.read(upTo: blockSize, at: offset).count }
+      ) { offset in
+        defer { progress.advance(by: 1) }
+        return try blocking.read(upTo: blockSize, at: offset).count
+      }
     ]
     if engine.backend == .ioUring {
       run.progress.begin(run.label("store-on-io-thread"), total: reads)
@@ -126,7 +132,6 @@ enum FileIOWorkload {
       store.enqueue(.queue(reads: reads - first, blocks: blocks))
       for block in 0..<first { store.enqueue(.read(block: block % blocks)) }
       await store.finish()
-      run.progress.advance(by: reads)
     }
     let state = await store.state
     try checkCount(state.completed, expected: reads, run.label(name), what: "reads")
