@@ -36,8 +36,8 @@ public struct Effect<Action: Sendable>: Sendable {
   /// load (`lock cmpxchg16b`) even for a task without one: 6.7% of a perf profile of `spool
   /// bench effects`. Counted with a uprobe, 5 switches per effect before, 4 after; 1.73-1.82 M
   /// round trips/s against 1.71-1.75 M/s, five interleaved pairs. (The user's operation keeps
-  /// its plain `@Sendable` type: made `nonisolated(nonsending)`, a closure from another module
-  /// came through a conversion thunk, and the count went back to 5.)
+  /// its plain `@Sendable` type: made `nonisolated(nonsending)` too, the count went back to 5
+  /// per effect for a closure written in another module; measured, not kept.)
   @usableFromInline
   typealias Work = nonisolated(nonsending) @Sendable (Send<Action>) async -> EffectOutcome
 

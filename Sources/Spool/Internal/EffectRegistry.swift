@@ -73,10 +73,11 @@ final class EffectRegistry: Sendable {
   @discardableResult
   func spawn<T: Sendable>(
     ids: [AnyHashableSendable],
+    replacing: AnyHashableSendable? = nil,
     priority: TaskPriority?,
     operation: @escaping @Sendable () async throws -> T
   ) -> Task<T, any Error> {
-    if startsImmediately && ids.isEmpty {
+    if startsImmediately && ids.isEmpty && replacing == nil {
       let start = beginImmediateStart()
       let task = makeTask(priority: priority, ids: []) { [self] in
         defer { immediateEffectEnded(start.id) }
@@ -85,7 +86,7 @@ final class EffectRegistry: Sendable {
       endImmediateStart(start, task: task)
       return task
     }
-    let token = reserve(ids: ids)
+    let token = reserve(ids: ids, replacing: replacing)
     let task = makeTask(priority: priority, ids: ids) { [self] in
       defer { finished(token) }
       return try await withCurrent { try await operation() }
@@ -202,20 +203,14 @@ final class EffectRegistry: Sendable {
 
   // MARK: Registration
 
-  /// Reserves the slot of a task about to be created under `ids`.
+  /// Reserves the slot of a task about to be created under `ids`, after taking the tasks under
+  /// `replacing` (`cancelInFlight`) out of the registry, and cancels those outside the lock:
+  /// one lock for both, where a restart of an effect took two (the cancelled tasks, ending on
+  /// other threads, contend for that lock).
   @usableFromInline
-  func reserve(ids: [AnyHashableSendable]) -> Int {
-    machine.withLock { $0.reserve(ids: ids) }
-  }
-
-  /// Reserves the slot of a task about to be created under `ids`, and cancels the tasks under
-  /// `replacing` (`cancelInFlight`): one lock for both, where the store's restart of an effect
-  /// took two (the cancelled tasks, ending on other threads, contend for that lock).
-  @usableFromInline
-  func reserve(ids: [AnyHashableSendable], replacing id: AnyHashableSendable?) -> Int {
-    guard let id else { return reserve(ids: ids) }
+  func reserve(ids: [AnyHashableSendable], replacing id: AnyHashableSendable? = nil) -> Int {
     let (token, replaced) = machine.withLock { machine in
-      let replaced = machine.takeTasks(for: id)
+      let replaced = id.map { machine.takeTasks(for: $0) } ?? []
       return (machine.reserve(ids: ids), replaced)
     }
     for task in replaced { task.cancel() }
@@ -279,8 +274,8 @@ final class EffectRegistry: Sendable {
     cancelInFlight: Bool,
     operation: @escaping @Sendable () async throws -> T
   ) async throws -> T {
-    if cancelInFlight { cancel(id: id) }
-    let task = spawn(ids: [id], priority: nil, operation: operation)
+    let task = spawn(
+      ids: [id], replacing: cancelInFlight ? id : nil, priority: nil, operation: operation)
     return try await withTaskCancellationHandler {
       try await task.value
     } onCancel: {

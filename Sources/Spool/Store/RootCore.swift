@@ -42,7 +42,9 @@ where R.State: Sendable {
   // touches them is documented so and is called from `Store` methods or the drain loop, both
   // isolated to `isolation`) or before the store is shared (`install` writes `drainEntry` and
   // `effectSend` once, before the drain loop starts and before `Store.init` returns);
-  // `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves.
+  // `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves; every other
+  // stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
+  // `drainBatchLimit`) is a `let` of a Sendable type.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
@@ -373,10 +375,9 @@ where R.State: Sendable {
       registry.attach(task, to: token)
       return task
     }
-    if let replacing { registry.cancel(id: replacing) }
     let startedAt = SpoolTime.now()
     instrumentation.effectStarted(by: origin, at: startedAt)
-    return registry.spawn(ids: ids, priority: priority) {
+    return registry.spawn(ids: ids, replacing: replacing, priority: priority) {
       let outcome = await work(send).resolved()
       instrumentation.effectEnded(
         by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome
