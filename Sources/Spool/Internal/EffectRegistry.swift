@@ -61,7 +61,8 @@ final class EffectRegistry: Sendable {
     self.startsImmediately = startsImmediately
   }
 
-  /// Starts `operation` in a new task registered under `ids`.
+  /// Starts `operation` in a new task registered under `ids`, after cancelling the tasks under
+  /// `replacing` (`cancelInFlight`; in the same lock as the reservation).
   ///
   /// The slot is reserved before the task exists and the task attached after, so the lock is
   /// not held while the task is created; a task that ends or is cancelled in between is
