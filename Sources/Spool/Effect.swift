@@ -60,7 +60,7 @@ public struct Effect<Action: Sendable>: Sendable {
   /// `send` went from about 180 to about 110 ns per action with the box); an optional
   /// reference is one null check.
   ///
-  /// Why a `.run` gets a box of its own (``RunBox``), with its priority and work as plain
+  /// Why a `.run` gets a box of its own (``EffectRunBox``, ``RunBox``), with its parts as plain
   /// stored properties: a box holding the generic `Operation` enum is copied out of and
   /// destroyed through that enum's value witnesses, and its deinit, which is not specialized,
   /// looks up the enum's metadata every time. For a `.run` those were about a tenth of a perf
@@ -68,31 +68,62 @@ public struct Effect<Action: Sendable>: Sendable {
   @usableFromInline
   let box: Box?
 
-  /// An effect's operation: a ``RunBox`` for `.run`, an ``OperationBox`` for the others.
+  /// An effect's operation: an ``EffectRunBox`` for `Effect.run`, a ``RunBox`` for another
+  /// `.run` (one that ``map(_:)`` made), an ``OperationBox`` for the others.
   @usableFromInline
   class Box: @unchecked Sendable {
-    // @unchecked Sendable, justified: this class and its two final subclasses have only `let`
-    // properties, each of a Sendable type (`Bool`, `TaskPriority?`, a `@Sendable` closure,
-    // `Operation`); nothing in a box changes after `init`. (A non-final class cannot be
-    // checked as Sendable; the hierarchy is closed: both subclasses are final and internal.)
+    // @unchecked Sendable, justified: this class and its three final subclasses have only `let`
+    // properties of Sendable types (`Kind`, `TaskPriority?`, `@Sendable` closures,
+    // `Operation`, `SourceLocation`, `DependencyValues`); nothing in a box changes after
+    // `init`. (A non-final class cannot be checked as Sendable; the hierarchy is closed: the
+    // subclasses are final and internal.)
 
-    /// Whether this is a ``RunBox``.
-    @usableFromInline let isRun: Bool
+    /// Which subclass this is.
+    @usableFromInline
+    enum Kind: UInt8 { case effectRun, run, operation }
 
-    @inlinable init(isRun: Bool) { self.isRun = isRun }
+    @usableFromInline let kind: Kind
+
+    @inlinable init(kind: Kind) { self.kind = kind }
+
+    /// Whether this is a run (``EffectRunBox`` or ``RunBox``).
+    @inlinable var isRun: Bool { kind != .operation }
+
+    /// The priority of a run; `nil` for an ``OperationBox``.
+    @inlinable
+    var runPriority: TaskPriority? {
+      switch kind {
+      case .effectRun: unsafeDowncast(self, to: EffectRunBox.self).priority
+      case .run: unsafeDowncast(self, to: RunBox.self).priority
+      case .operation: nil
+      }
+    }
+
+    /// The work of a run; asked only of a run (``isRun``).
+    @inlinable
+    var runWork: Work {
+      kind == .effectRun
+        ? unsafeDowncast(self, to: EffectRunBox.self).work
+        : unsafeDowncast(self, to: RunBox.self).work
+    }
 
     /// The operation, as the enum the effect planner switches over.
     @inlinable
     var operation: Operation {
-      if isRun {
+      switch kind {
+      case .effectRun:
+        let run = unsafeDowncast(self, to: EffectRunBox.self)
+        return .run(run.priority, run.work)
+      case .run:
         let run = unsafeDowncast(self, to: RunBox.self)
         return .run(run.priority, run.work)
+      case .operation:
+        return unsafeDowncast(self, to: OperationBox.self).stored
       }
-      return unsafeDowncast(self, to: OperationBox.self).stored
     }
   }
 
-  /// The box of a `.run`: what the store's specialized effect path reads directly.
+  /// The box of a `.run` made from another one (``map(_:)``): its priority and work.
   @usableFromInline
   final class RunBox: Box, @unchecked Sendable {
     // @unchecked Sendable: see `Box`; both properties are `let` and Sendable.
@@ -103,7 +134,60 @@ public struct Effect<Action: Sendable>: Sendable {
     init(priority: TaskPriority?, work: @escaping Work) {
       self.priority = priority
       self.work = work
-      super.init(isRun: true)
+      super.init(kind: .run)
+    }
+  }
+
+  /// The box of an `Effect.run`: the parts of the run as stored properties, not captured by a
+  /// closure, so that the box is the only allocation the run makes besides the operation's own
+  /// captures (a work closure capturing them was a second one).
+  @usableFromInline
+  final class EffectRunBox: Box, @unchecked Sendable {
+    // @unchecked Sendable: see `Box`; every property is `let` and Sendable.
+    @usableFromInline let priority: TaskPriority?
+    @usableFromInline let body: @Sendable (_ send: Send<Action>) async throws -> Void
+    @usableFromInline
+    let handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)?
+    @usableFromInline let origin: SourceLocation
+    /// The dependencies in effect when the reducer returned the run.
+    @usableFromInline let dependencies: DependencyValues
+
+    @inlinable
+    init(
+      priority: TaskPriority?,
+      body: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
+      handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)?,
+      origin: SourceLocation,
+      dependencies: DependencyValues
+    ) {
+      self.priority = priority
+      self.body = body
+      self.handler = handler
+      self.origin = origin
+      self.dependencies = dependencies
+      super.init(kind: .effectRun)
+    }
+
+    /// The run as ``Work``, for the starts that give it a task of its own (a closure that
+    /// captures only the box: no allocation).
+    @inlinable
+    var work: Work {
+      { [self] send in await perform(send) }
+    }
+
+    /// Runs the operation with the dependencies it was made with; see
+    /// ``Effect/perform(_:catch:send:origin:)``.
+    @inlinable
+    nonisolated(nonsending) func perform(_ send: Send<Action>) async -> EffectOutcome {
+      // An effect started by the store's drain loop already has these dependencies (its task
+      // copied the loop's): then pushing them again is skipped, with the async layers of
+      // `withValue` (each an executor check for the task).
+      if DependencyValues.currentIsIdentical(to: dependencies, defaultIsIdentical: { false }) {
+        return await Effect.perform(body, catch: handler, send: send, origin: origin)
+      }
+      return await DependencyValues.$_current.withValue(dependencies) {
+        await Effect.perform(body, catch: handler, send: send, origin: origin)
+      }
     }
   }
 
@@ -116,7 +200,7 @@ public struct Effect<Action: Sendable>: Sendable {
     @inlinable
     init(_ operation: Operation) {
       self.stored = operation
-      super.init(isRun: false)
+      super.init(kind: .operation)
     }
   }
 
@@ -181,14 +265,26 @@ extension Effect {
   /// when the reducer returned the effect. Actions sent through ``Send`` arrive through the
   /// store's queue.
   ///
-  /// The task starts immediately, as `Task.immediate` starts one: right after the reduce that
-  /// returned the effect, on the store's executor, the operation runs synchronously until its
-  /// first suspension, then goes on on the global executor (or on the executor the store was
-  /// given for effects). An effect that only sends therefore costs no scheduled job. Long
-  /// synchronous work before the first `await` holds up the store's next action, as work inside
-  /// the reducer would: start it after a suspension, or in a task of its own. An effect made
-  /// ``cancellable(id:cancelInFlight:)`` is the exception: it starts as a scheduled task, so
-  /// that cancelling it before it has run (a restart on every keystroke) undoes nothing.
+  /// The operation starts immediately, as a `Task.immediate` task does: on the store's
+  /// executor, synchronously until its first suspension, then on the global executor (or on the
+  /// executor the store was given for effects). An effect that only sends therefore costs no
+  /// scheduled job. Long synchronous work before the first `await` holds up the store's next
+  /// action, as work inside the reducer would: start it after a suspension, or in a task of its
+  /// own. An effect made ``cancellable(id:cancelInFlight:)`` is the exception: it starts as a
+  /// scheduled task, so that cancelling it before it has run (a restart on every keystroke)
+  /// undoes nothing.
+  ///
+  /// Runs returned for actions from the store's queue (``Store/enqueue(_:)``, and actions that
+  /// effects send) start together: the store collects the runs of a drain pass and starts them
+  /// in order, after at most 64 reduces and before any other effect of the pass starts or is
+  /// cancelled, one after another in one task. An operation that suspends keeps that task as
+  /// its own, and the runs after it go on at once in another. So an operation that ends
+  /// without suspending costs no task of its own (`spool bench effects` measures the round
+  /// trip). Two consequences: the runs after a long synchronous operation wait for it too, and
+  /// an operation must not cancel its own task (`withUnsafeCurrentTask { $0?.cancel() }`),
+  /// which the runs after it may share. A run with a `priority`, and one returned for an action
+  /// given to ``Store/send(_:)`` (whose ``StoreTask`` cancels and awaits it), get a task of
+  /// their own, as do all effects of a store with instrumentation (which times each).
   ///
   /// Cancellation is not an error: a `CancellationError` (or any error thrown after the task
   /// was cancelled) ends the effect quietly. Any other error goes to `handler`; without a
@@ -223,20 +319,12 @@ extension Effect {
   ) -> Self {
     // What `withEscapedDependencies` does, without its `yield`'s extra task-local read and
     // result type check per effect: the dependencies in effect now go with the work.
-    let dependencies = DependencyValues._current
-    let origin = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    return Self(
-      box: RunBox(priority: priority) { send in
-        // An effect started by the store's drain loop already has these dependencies (its task
-        // copied the loop's): then pushing them again is skipped, with the async layers of
-        // `withValue` (each an executor check for the task).
-        if DependencyValues.currentIsIdentical(to: dependencies, defaultIsIdentical: { false }) {
-          return await perform(operation, catch: handler, send: send, origin: origin)
-        }
-        return await DependencyValues.$_current.withValue(dependencies) {
-          await perform(operation, catch: handler, send: send, origin: origin)
-        }
-      }
+    Self(
+      box: EffectRunBox(
+        priority: priority, body: operation, handler: handler,
+        origin: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+        dependencies: DependencyValues._current
+      )
     )
   }
 

@@ -49,7 +49,8 @@ final class EffectRegistry: Sendable {
   /// why effects with an ID do not).
   ///
   /// A store's registry does: an effect that only sends (or does some work and then sends)
-  /// ends before the reduce step returns, with no job scheduled and no thread woken. Measured,
+  /// ends on the store's executor, with no job scheduled and no thread woken (and the store
+  /// starts the plain runs of a drain pass together in one such task, `EffectRunner`). Measured,
   /// `spool bench effects`, three interleaved runs of each binary (another build ran on the
   /// machine): 0.37-0.45x of `task-per-action` with scheduled tasks, 0.50-0.67x started
   /// immediately. A test store's registry does not: there the test's executor decides when

@@ -37,11 +37,12 @@ struct QueuedAction<Action: Sendable>: Sendable {
 @usableFromInline
 final class RootCore<R: Reducer & SendableMetatype>: StoreCore, @unchecked Sendable
 where R.State: Sendable {
-  // @unchecked Sendable, justified: `statePointer`, `reducer`, `drainEntry`, `effectSend` and
-  // `defaultIdentity` are read and written only on the store's executor (every method that
-  // touches them is documented so and is called from `Store` methods or the drain loop, both
-  // isolated to `isolation`) or before the store is shared (`install` writes `drainEntry` and
-  // `effectSend` once, before the drain loop starts and before `Store.init` returns);
+  // @unchecked Sendable, justified: `statePointer`, `reducer`, `drainEntry`, `effectSend`,
+  // `pendingRuns` and `defaultIdentity` are read and written only on the store's executor
+  // (every method that touches them is documented so and is called from `Store` methods or the
+  // drain loop, both isolated to `isolation`) or before the store is shared (`install` writes
+  // `drainEntry` and `effectSend` once, before the drain loop starts and before `Store.init`
+  // returns);
   // `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves; every other
   // stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
   // `drainBatchLimit`) is a `let` of a Sendable type.
@@ -75,6 +76,11 @@ where R.State: Sendable {
   /// caller's module, so that it is specialized; protected by the store's executor (written
   /// only before the store is shared).
   @usableFromInline var effectSend: Send<Action>?
+
+  /// The runs of the current drain pass waiting to start (``startEffect(_:of:collect:)``),
+  /// `nil` when none is. Protected by the store's executor. Not checked for exclusive access
+  /// at run time: only the store's executor touches it, never re-entrantly.
+  @exclusivity(unchecked) @usableFromInline var pendingRuns: EffectBatch<Action>?
 
   /// How many times the drain loop looks for more work before it parks (a few microseconds).
   ///
@@ -218,6 +224,7 @@ where R.State: Sendable {
         reduced &+= 1
       }
     }
+    if pendingRuns != nil { startPendingRuns() }
     if reduced > 0, observers.isObserved { observers.publish(statePointer.pointee) }
     return reduced
   }
@@ -313,38 +320,76 @@ where R.State: Sendable {
     return startEffect(effect, of: action, collect: collect)
   }
 
-  /// Starts `effect`. A lone `.run` and `.run(…).cancellable(id:cancelInFlight:)` (the common
-  /// cases) start here, specialized for the reducer; anything else goes through the effect
-  /// planner (`runEffect`), which is generic code: in a perf profile of `spool bench effects`
-  /// that went through the planner, generic metadata lookups took about 13% of the time.
+  /// How many plain runs the drain loop collects before it starts them in one task
+  /// (``EffectRunner``): a run waits at most this many reduces to start.
+  @usableFromInline static var runBatchLimit: Int { 64 }
+
+  /// Starts `effect`. A run without a cancellation ID or a priority of its own, returned from
+  /// the queue (not `collect`ed for a ``StoreTask``) in a store without instrumentation, is
+  /// collected in ``pendingRuns``, to start with the others of the drain pass in one task
+  /// (``EffectRunner`` says why); before anything else starts or cancels an effect, the
+  /// collected runs start, so that effects start and are cancelled in the order their reduces
+  /// returned them. A lone `.run` with a priority, and
+  /// `.run(…).cancellable(id:cancelInFlight:)`, start here, specialized for the reducer;
+  /// anything else goes through the effect planner (`runEffect`), which is generic code: in a
+  /// perf profile of `spool bench effects` that went through the planner, generic metadata
+  /// lookups took about 13% of the time.
   @inlinable
   func startEffect(
     _ effect: Effect<Action>, of action: Action, collect: Bool
   ) -> [Task<Void, any Error>] {
-    if let box = effect.box {
-      if box.isRun {
-        let run = unsafeDowncast(box, to: Effect<Action>.RunBox.self)
-        let task = startRun(run.work, priority: run.priority, origin: action, ids: [])
-        return collect ? [task] : []
+    guard let box = effect.box else { return [] }
+    if box.isRun {
+      let priority = box.runPriority
+      if !collect && priority == nil && instrumentation == nil {
+        let batch = pendingRuns ?? EffectBatch(capacity: Self.runBatchLimit)
+        batch.append(box)
+        pendingRuns = batch
+        if batch.count == Self.runBatchLimit { startPendingRuns() }
+        return []
       }
-      // `.run { … }.cancellable(id:cancelInFlight:)`, the other common shape.
-      if case let .cancellable(id, cancelInFlight, inner) = box.operation,
-        let innerBox = inner.box, innerBox.isRun
-      {
-        let run = unsafeDowncast(innerBox, to: Effect<Action>.RunBox.self)
-        let task = startRun(
-          run.work, priority: run.priority, origin: action, ids: [id],
-          replacing: cancelInFlight ? id : nil)
-        return collect ? [task] : []
-      }
+      if pendingRuns != nil { startPendingRuns() }
+      let task = startWork(box.runWork, priority: priority, origin: action, ids: [])
+      return collect ? [task] : []
+    }
+    if pendingRuns != nil { startPendingRuns() }
+    // `.run { … }.cancellable(id:cancelInFlight:)`, the other common shape.
+    if case let .cancellable(id, cancelInFlight, inner) = box.operation,
+      let innerBox = inner.box, innerBox.isRun
+    {
+      let task = startWork(
+        innerBox.runWork, priority: innerBox.runPriority, origin: action, ids: [id],
+        replacing: cancelInFlight ? id : nil)
+      return collect ? [task] : []
     }
     return runEffect(effect, of: action)
+  }
+
+  /// Starts the runs collected in ``pendingRuns``, in order, in as few tasks as their
+  /// suspensions allow (``EffectRunner``); on the store's executor.
+  @inlinable
+  func startPendingRuns() {
+    guard let send = effectSend else {
+      preconditionFailure("Internal inconsistency: an effect started before install()")
+    }
+    guard let batch = pendingRuns else { return }
+    pendingRuns = nil
+    let registry = self.registry
+    var next = 0
+    while next < batch.count {
+      let start = registry.beginImmediateStart()
+      let runner = EffectRunner(
+        batch: batch, from: next, send: send, registry: registry, startID: start.id)
+      let task = registry.makeTask(priority: nil, ids: []) { await runner.run() }
+      registry.endImmediateStart(start, task: task)
+      next = runner.seal()
+    }
   }
 
   /// Starts the work of a `.run` effect in a task registered under `ids`, after cancelling the
   /// tasks under `replacing` (`cancelInFlight`).
   @inlinable
-  func startRun(
+  func startWork(
     _ work: @escaping Effect<Action>.Work,
     priority: TaskPriority?,
     origin: Action,
