@@ -98,11 +98,12 @@ final class EffectBatch<Action: Sendable>: @unchecked Sendable {
     slots = .allocate(capacity: capacity)
   }
 
-  /// Adds a run; on the store's executor, before the batch is shared.
+  /// Adds a run; on the store's executor, before the batch is shared. Returns the new count.
   @inlinable
-  func append(_ box: Effect<Action>.Box) {
+  func append(_ box: consuming Effect<Action>.Box) -> Int {
     (slots + count).initialize(to: box)
     count += 1
+    return count
   }
 
   /// The run at `index`, taken out of the batch; by the runner that claimed `index`.

@@ -342,10 +342,10 @@ where R.State: Sendable {
     if box.isRun {
       let priority = box.runPriority
       if !collect && priority == nil && instrumentation == nil {
-        let batch = pendingRuns ?? EffectBatch(capacity: Self.runBatchLimit)
-        batch.append(box)
-        pendingRuns = batch
-        if batch.count == Self.runBatchLimit { startPendingRuns() }
+        if pendingRuns == nil { pendingRuns = EffectBatch(capacity: Self.runBatchLimit) }
+        if pendingRuns.unsafelyUnwrapped.append(box) == Self.runBatchLimit {
+          startPendingRuns()
+        }
         return []
       }
       if pendingRuns != nil { startPendingRuns() }
