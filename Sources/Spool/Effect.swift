@@ -272,7 +272,8 @@ extension Effect {
   /// action, as work inside the reducer would: start it after a suspension, or in a task of its
   /// own. An effect made ``cancellable(id:cancelInFlight:)`` is the exception: it starts as a
   /// scheduled task, so that cancelling it before it has run (a restart on every keystroke)
-  /// undoes nothing.
+  /// undoes nothing; for actions from the queue, its task is created at the end of the drain
+  /// pass, and not at all if the effect was cancelled or replaced by then.
   ///
   /// Runs returned for actions from the store's queue (``Store/enqueue(_:)``, and actions that
   /// effects send) start together: the store collects the runs of a drain pass and starts them

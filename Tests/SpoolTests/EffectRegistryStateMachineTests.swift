@@ -37,6 +37,39 @@ import Testing
     #expect(machine.count == 0)
   }
 
+  /// An effect reserved without a task yet (the store collects restarts until the end of its
+  /// drain pass): it starts unless it was cancelled by its ID or the registry shut down; one
+  /// that does not start is forgotten, its slot reused, and the idle waiters resumed.
+  @Test func aReservedEffectStartsUnlessCancelledBeforeItsTask() async {
+    var machine = EffectRegistryStateMachine()
+    let id = AnyHashableSendable("search")
+    let other = AnyHashableSendable("outer")
+    let kept = machine.reserve(ids: [id])
+    #expect(machine.shouldStart(kept).start)
+    #expect(machine.attach(FakeTask(), to: kept) == .none)
+
+    let replaced = machine.reserve(ids: [other, id])
+    #expect(machine.takeTasks(for: id).count == 1, "the attached task is taken, not the slot")
+    _ = machine.finished(kept)
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+      #expect(machine.waitUntilIdle(continuation) == false)
+      let (start, waiters) = machine.shouldStart(replaced)
+      #expect(!start)
+      #expect(waiters.count == 1, "the registry became idle: its waiter is resumed")
+      for waiter in waiters { waiter.resume() }
+      if waiters.isEmpty { continuation.resume() }
+    }
+    #expect(machine.count == 0)
+    #expect(machine.count(for: other) == 0, "forgotten under its other ID too")
+    #expect(machine.reserve(ids: []) == replaced, "its slot is free again")
+
+    var shutDown = EffectRegistryStateMachine()
+    let pending = shutDown.reserve(ids: [id])
+    #expect(shutDown.shutdown().isEmpty)
+    #expect(!shutDown.shouldStart(pending).start)
+    #expect(shutDown.count == 0)
+  }
+
   /// A restart (`cancelInFlight`): the replaced task ends after its successor registered under
   /// the same ID, which must stay registered; tasks under several IDs leave only the one
   /// cancelled.

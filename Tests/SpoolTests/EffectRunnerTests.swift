@@ -70,6 +70,7 @@ private struct RunnerHarness: Reducer {
   enum Action: Equatable, Sendable {
     case gate
     case start(String)
+    case restart(String)
     case response(String)
     case cancelWork
   }
@@ -83,6 +84,8 @@ private struct RunnerHarness: Reducer {
       return .none
     case let .start(name):
       return effect(name)
+    case let .restart(name):
+      return effect(name).cancellable(id: RunnerCancelID.work, cancelInFlight: true)
     case let .response(value):
       state.responses.append(value)
       return .none
@@ -232,6 +235,43 @@ private final class Payload: Sendable {}
     #expect(store.runningEffectCount == 1)
     await store.shutdown()
     await store.finish()
+    #expect(store.runningEffectCount == 0)
+  }
+
+  /// Restarts (`cancelInFlight`) reduced in one pass: each replaces the one before it before
+  /// the pass ends, so only the last one's operation ever runs (the others never get a task).
+  @Test func restartsReplacedWithinAPassNeverStart() async {
+    let gate = Gate()
+    let started = EventLog()
+    let store = makeStore(gate: gate) { name in
+      .run { _ in
+        started.append(name)
+        await suspendUntilCancelled()
+      }
+    }
+    await enqueueInOnePass((1...10).map { .restart(String($0)) }, into: store, gate: gate)
+    #expect(await eventually { started.all == ["10"] })
+    #expect(store.runningEffectCount == 1)
+    store.enqueue(.cancelWork)
+    await store.finish()
+    #expect(started.all == ["10"])
+    #expect(store.runningEffectCount == 0)
+  }
+
+  /// A reserved effect cancelled by its ID in the same pass never starts, and leaves the
+  /// registry idle: `finish()` returns.
+  @Test func aReservedEffectCancelledInItsPassNeverStarts() async {
+    let gate = Gate()
+    let started = EventLog()
+    let store = makeStore(gate: gate) { name in
+      .run { _ in
+        started.append(name)
+        await suspendUntilCancelled()
+      }
+    }
+    await enqueueInOnePass([.restart("a"), .cancelWork], into: store, gate: gate)
+    await store.finish()
+    #expect(started.all.isEmpty)
     #expect(store.runningEffectCount == 0)
   }
 }

@@ -9,6 +9,10 @@ extension Effect {
   /// restart a timer. IDs belong to one store: two stores may use the same ID without touching
   /// each other's effects.
   ///
+  /// An effect cancelled before its operation has begun may never begin: the store starts the
+  /// cancellable effects of the actions it reduces from its queue at the end of each drain
+  /// pass, so a burst of restarts reduced together starts only the last one's operation.
+  ///
   /// - Parameters:
   ///   - id: Any hashable, sendable value; an enum case or a type's name reads well.
   ///   - cancelInFlight: Whether to cancel effects already running under `id` first.

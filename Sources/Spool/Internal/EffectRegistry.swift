@@ -219,6 +219,16 @@ final class EffectRegistry: Sendable {
     return token
   }
 
+  /// Whether the effect reserved under `token`, whose task the caller has not created yet,
+  /// should still start; one that should not (cancelled by its ID meanwhile, or the registry
+  /// shut down) is forgotten, as if its task had run and ended.
+  @usableFromInline
+  func shouldStart(_ token: Int) -> Bool {
+    let (start, waiters) = machine.withLock { $0.shouldStart(token) }
+    resume(waiters)
+    return start
+  }
+
   /// Hands over the task created for `token`; cancels it if it was cancelled meanwhile or the
   /// registry is shut down.
   @usableFromInline

@@ -87,6 +87,24 @@ struct EffectRegistryStateMachine {
     return slots[token].cancelRequested || isShutdown ? .cancel : .none
   }
 
+  /// Whether the effect reserved under `token`, whose task does not exist yet, should still
+  /// start: `true` unless it was cancelled meanwhile (by its ID) or the registry shut down. An
+  /// effect that should not start is forgotten here, as if its task had run and ended, and the
+  /// waiters of ``waitUntilIdle`` to resume, if the registry just became empty, come back with
+  /// the answer.
+  mutating func shouldStart(
+    _ token: Token
+  ) -> (start: Bool, waiters: [UnsafeContinuation<Void, Never>]) {
+    precondition(
+      slots[token].inUse && slots[token].task == nil && !slots[token].ended,
+      "Internal inconsistency: effect \(token) is not waiting for its task")
+    guard slots[token].cancelRequested || isShutdown else { return (true, []) }
+    let waiters = finished(token)
+    // No task will be attached to free the slot.
+    release(token)
+    return (false, waiters)
+  }
+
   /// Forgets a task that has ended; returns the waiters of ``waitUntilIdle`` to resume, if the
   /// registry just became empty.
   mutating func finished(_ token: Token) -> [UnsafeContinuation<Void, Never>] {
