@@ -124,6 +124,22 @@ private final class Payload: Sendable {}
     }
   }
 
+  /// A store whose effects log their name when their operation begins, then suspend until
+  /// cancelled.
+  private func makeLoggingStore() -> (
+    Store<RunnerHarness.State, RunnerHarness.Action>, Gate, EventLog
+  ) {
+    let gate = Gate()
+    let started = EventLog()
+    let store = makeStore(gate: gate) { name in
+      .run { _ in
+        started.append(name)
+        await suspendUntilCancelled()
+      }
+    }
+    return (store, gate, started)
+  }
+
   /// Enqueues `.gate`, then `actions` while the drain loop is held, then opens the gate.
   private func enqueueInOnePass(
     _ actions: [RunnerHarness.Action], into store: Store<RunnerHarness.State, RunnerHarness.Action>,
@@ -241,14 +257,7 @@ private final class Payload: Sendable {}
   /// Restarts (`cancelInFlight`) reduced in one pass: each replaces the one before it before
   /// the pass ends, so only the last one's operation ever runs (the others never get a task).
   @Test func restartsReplacedWithinAPassNeverStart() async {
-    let gate = Gate()
-    let started = EventLog()
-    let store = makeStore(gate: gate) { name in
-      .run { _ in
-        started.append(name)
-        await suspendUntilCancelled()
-      }
-    }
+    let (store, gate, started) = makeLoggingStore()
     await enqueueInOnePass((1...10).map { .restart(String($0)) }, into: store, gate: gate)
     #expect(await eventually { started.all == ["10"] })
     #expect(store.runningEffectCount == 1)
@@ -261,14 +270,7 @@ private final class Payload: Sendable {}
   /// A reserved effect cancelled by its ID in the same pass never starts, and leaves the
   /// registry idle: `finish()` returns.
   @Test func aReservedEffectCancelledInItsPassNeverStarts() async {
-    let gate = Gate()
-    let started = EventLog()
-    let store = makeStore(gate: gate) { name in
-      .run { _ in
-        started.append(name)
-        await suspendUntilCancelled()
-      }
-    }
+    let (store, gate, started) = makeLoggingStore()
     await enqueueInOnePass([.restart("a"), .cancelWork], into: store, gate: gate)
     await store.finish()
     #expect(started.all.isEmpty)

@@ -90,7 +90,9 @@ final class EffectBatch<Action: Sendable>: @unchecked Sendable {
   // after the last index it claimed). Task creation orders the appends before the takes;
   // `deinit` runs after every runner released the batch.
   @usableFromInline let slots: UnsafeMutablePointer<Effect<Action>.Box?>
-  @usableFromInline private(set) var count = 0
+  /// How many runs were appended. Not checked for exclusive access at run time (every run
+  /// reads it): the proof above says who writes it and when.
+  @exclusivity(unchecked) @usableFromInline private(set) var count = 0
 
   /// A batch with room for `capacity` runs.
   @inlinable

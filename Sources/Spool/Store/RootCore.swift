@@ -38,11 +38,11 @@ struct QueuedAction<Action: Sendable>: Sendable {
 final class RootCore<R: Reducer & SendableMetatype>: StoreCore, @unchecked Sendable
 where R.State: Sendable {
   // @unchecked Sendable, justified: `statePointer`, `reducer`, `drainEntry`, `effectSend`,
-  // `pendingRuns`, `pendingReserved` and `defaultIdentity` are read and written only on the store's executor
-  // (every method that touches them is documented so and is called from `Store` methods or the
-  // drain loop, both isolated to `isolation`) or before the store is shared (`install` writes
-  // `drainEntry` and `effectSend` once, before the drain loop starts and before `Store.init`
-  // returns);
+  // `pendingRuns`, `pendingReserved` and `defaultIdentity` are read and written only on the
+  // store's executor (every method that touches them is documented so and is called from
+  // `Store` methods or the drain loop, both isolated to `isolation`) or before the store is
+  // shared (`install` writes `drainEntry` and `effectSend` once, before the drain loop starts
+  // and before `Store.init` returns);
   // `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves; every other
   // stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
   // `drainBatchLimit`) is a `let` of a Sendable type.
