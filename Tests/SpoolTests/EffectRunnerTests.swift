@@ -104,6 +104,36 @@ private func eventually(_ condition: () async -> Bool) async -> Bool {
   return await condition()
 }
 
+/// Instrumentation that logs the effects it is told of: "started NAME", then "NAME OUTCOME"
+/// (and "instant" when an effect ended at the time it started).
+private final class EffectLog: StoreInstrumentation {
+  typealias Action = RunnerHarness.Action
+  let events = EventLog()
+  /// The task each effect was reported started in, by the action's name.
+  let reportedIn = Mutex<[String: Int]>([:])
+
+  func actionReduced(_ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64) {}
+
+  func effectStarted(by action: Action, at time: UInt64) {
+    events.append("started \(Self.name(action))")
+    let task = withUnsafeCurrentTask { $0?.hashValue } ?? 0
+    reportedIn.withLock { $0[Self.name(action)] = task }
+  }
+
+  func effectEnded(by action: Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome) {
+    let instant = endedAt == startedAt ? " instant" : ""
+    events.append("\(Self.name(action)) \(outcome.rawValue)\(instant)")
+  }
+
+  private static func name(_ action: Action) -> String {
+    switch action {
+    case let .start(name), let .restart(name), let .response(name): name
+    case .gate: "gate"
+    case .cancelWork: "cancelWork"
+    }
+  }
+}
+
 /// An object whose lifetime a test watches.
 private final class Payload: Sendable {}
 
@@ -114,11 +144,12 @@ private final class Payload: Sendable {}
 @Suite(.timeLimit(.minutes(1))) struct EffectRunnerTests {
   /// A store of `RunnerHarness` on a thread of its own.
   private func makeStore(
-    gate: Gate, effect: @escaping @Sendable (String) -> Effect<RunnerHarness.Action>
+    gate: Gate, instrumentation: EffectLog? = nil,
+    effect: @escaping @Sendable (String) -> Effect<RunnerHarness.Action>
   ) -> Store<RunnerHarness.State, RunnerHarness.Action> {
     Store(
       initialState: RunnerHarness.State(),
-      options: StoreOptions(executor: ThreadSerialExecutor())
+      options: StoreOptions(instrumentation: instrumentation, executor: ThreadSerialExecutor())
     ) {
       RunnerHarness(gate: gate, effect: effect)
     }
@@ -275,5 +306,47 @@ private final class Payload: Sendable {}
     await store.finish()
     #expect(started.all.isEmpty)
     #expect(store.runningEffectCount == 0)
+  }
+
+  /// A store with instrumentation runs its effects the same way (shared runner tasks, restarts
+  /// collected) and reports every one by its action: a run from when its operation begins to
+  /// its end, a restart replaced before its task existed as started and cancelled at once.
+  @Test func instrumentationSeesEveryCollectedEffect() async {
+    let gate = Gate()
+    let log = EffectLog()
+    // The task each run's operation began in.
+    let tasks = Mutex<[String: Int]>([:])
+    let store = makeStore(gate: gate, instrumentation: log) { name in
+      .run { send in
+        let task = withUnsafeCurrentTask { $0?.hashValue } ?? 0
+        tasks.withLock { $0[name] = task }
+        if name.hasPrefix("slow") { await suspendUntilCancelled() }
+        await send(.response(name))
+      }
+    }
+    await enqueueInOnePass(
+      [.start("a"), .start("slow"), .start("b"), .restart("slow 1"), .restart("slow 2")],
+      into: store, gate: gate)
+    #expect(await eventually { await store.state.responses == ["a", "b"] })
+    #expect(await eventually { store.runningEffectCount == 2 })
+    store.enqueue(.cancelWork)
+    await store.shutdown()
+    await store.finish()
+    let events = log.events.all
+    for event in [
+      "started a", "a finished", "started b", "b finished", "started slow", "slow cancelled",
+      "started slow 1", "slow 1 cancelled instant", "started slow 2", "slow 2 cancelled",
+    ] {
+      #expect(events.filter { $0 == event }.count == 1, "\(event) in \(events)")
+    }
+    #expect(events.count == 10)
+    #expect(store.runningEffectCount == 0)
+    // Each run was reported started in the task its operation began in: a runner's, not the
+    // drain loop's (which reports the start of an effect that gets a task of its own).
+    let taskOf = tasks.withLock { $0 }
+    let reportedIn = log.reportedIn.withLock { $0 }
+    for name in ["a", "slow", "b"] {
+      #expect(taskOf[name] != nil && taskOf[name] == reportedIn[name], "\(name)")
+    }
   }
 }

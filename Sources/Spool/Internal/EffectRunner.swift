@@ -27,6 +27,8 @@ final class EffectRunner<Action: Sendable>: Sendable {
   @usableFromInline let batch: EffectBatch<Action>
   @usableFromInline let send: Send<Action>
   @usableFromInline let registry: EffectRegistry
+  /// The store's instrumentation, which times each run (from when the runner begins it).
+  @usableFromInline let instrumentation: (any StoreInstrumentation<Action>)?
   /// The registry's id of the immediate start of this runner's task.
   @usableFromInline let startID: UInt64
   /// The index of the next run to claim; ``sealed`` set once the store took the rest back.
@@ -39,11 +41,13 @@ final class EffectRunner<Action: Sendable>: Sendable {
   @inlinable
   init(
     batch: EffectBatch<Action>, from first: Int, send: Send<Action>,
-    registry: EffectRegistry, startID: UInt64
+    registry: EffectRegistry, instrumentation: (any StoreInstrumentation<Action>)?,
+    startID: UInt64
   ) {
     self.batch = batch
     self.send = send
     self.registry = registry
+    self.instrumentation = instrumentation
     self.startID = startID
     self.cursor = Atomic(first)
   }
@@ -58,13 +62,27 @@ final class EffectRunner<Action: Sendable>: Sendable {
         let index = cursor.wrappingAdd(1, ordering: .relaxed).oldValue
         if index & Self.sealed != 0 || index >= batch.count { return }
         let box = batch.take(index)
-        if box.kind == .effectRun {
-          _ = await unsafeDowncast(box, to: Effect<Action>.EffectRunBox.self).perform(send)
-        } else {
-          _ = await unsafeDowncast(box, to: Effect<Action>.RunBox.self).work(send)
+        guard let instrumentation else {
+          _ = await perform(box)
+          continue
         }
+        let origin = batch.takeOrigin(index)
+        let startedAt = SpoolTime.now()
+        instrumentation.effectStarted(by: origin, at: startedAt)
+        let outcome = await perform(box).resolved()
+        instrumentation.effectEnded(
+          by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome)
       }
     }
+  }
+
+  /// Runs one run of the batch in the current task.
+  @inlinable
+  nonisolated(nonsending) func perform(_ box: Effect<Action>.Box) async -> EffectOutcome {
+    if box.kind == .effectRun {
+      return await unsafeDowncast(box, to: Effect<Action>.EffectRunBox.self).perform(send)
+    }
+    return await unsafeDowncast(box, to: Effect<Action>.RunBox.self).work(send)
   }
 
   /// Seals the runner; returns the index of the first run it will not claim (`batch.count`
@@ -82,30 +100,46 @@ final class EffectRunner<Action: Sendable>: Sendable {
 /// suspends for a long time keeps only that run alive, not the whole batch.
 @usableFromInline
 final class EffectBatch<Action: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable, justified: `append` writes slots and `count` only on the store's
-  // executor, before the batch is handed to a runner (the store starts the runners of a batch
-  // after its last append, and never appends to it again); after that `count` is read-only,
-  // and each slot is read and cleared by `take` in the one runner that claimed its index (a
-  // runner's atomic cursor hands out each index once, and a sealed runner's successor starts
-  // after the last index it claimed). Task creation orders the appends before the takes;
-  // `deinit` runs after every runner released the batch.
+  // @unchecked Sendable, justified: `append` writes slots (runs and origins) and `count` only
+  // on the store's executor, before the batch is handed to a runner (the store starts the
+  // runners of a batch after its last append, and never appends to it again); after that
+  // `count` is read-only, and each slot is read and cleared by `take` (and `takeOrigin`) in
+  // the one runner that claimed its index (a runner's atomic cursor hands out each index once,
+  // and a sealed runner's successor starts after the last index it claimed). Task creation
+  // orders the appends before the takes; `deinit` runs after every runner released the batch.
   @usableFromInline let slots: UnsafeMutablePointer<Effect<Action>.Box?>
+  /// The actions whose reduces returned the runs, for a store with instrumentation (which
+  /// reports each effect by its action); `nil` otherwise. Taken like the runs.
+  @usableFromInline let origins: UnsafeMutablePointer<Action?>?
   /// How many runs were appended. Not checked for exclusive access at run time (every run
   /// reads it): the proof above says who writes it and when.
   @exclusivity(unchecked) @usableFromInline private(set) var count = 0
 
-  /// A batch with room for `capacity` runs.
+  /// A batch with room for `capacity` runs, and for their actions if `keepsOrigins`.
   @inlinable
-  init(capacity: Int) {
+  init(capacity: Int, keepsOrigins: Bool) {
     slots = .allocate(capacity: capacity)
+    origins = keepsOrigins ? .allocate(capacity: capacity) : nil
   }
 
-  /// Adds a run; on the store's executor, before the batch is shared. Returns the new count.
+  /// Adds a run, returned by the reduce of `origin`; on the store's executor, before the
+  /// batch is shared. Returns the new count.
   @inlinable
-  func append(_ box: consuming Effect<Action>.Box) -> Int {
+  func append(_ box: consuming Effect<Action>.Box, origin: @autoclosure () -> Action) -> Int {
     (slots + count).initialize(to: box)
+    if let origins { (origins + count).initialize(to: origin()) }
     count += 1
     return count
+  }
+
+  /// The action of the run at `index`, taken out of the batch; by the runner that claimed
+  /// `index`, in a batch that keeps origins.
+  @inlinable
+  func takeOrigin(_ index: Int) -> Action {
+    let origins = origins.unsafelyUnwrapped
+    let origin = (origins + index).move()
+    (origins + index).initialize(to: nil)
+    return origin.unsafelyUnwrapped
   }
 
   /// The run at `index`, taken out of the batch; by the runner that claimed `index`.
@@ -119,5 +153,9 @@ final class EffectBatch<Action: Sendable>: @unchecked Sendable {
   deinit {
     slots.deinitialize(count: count)
     slots.deallocate()
+    if let origins {
+      origins.deinitialize(count: count)
+      origins.deallocate()
+    }
   }
 }

@@ -90,18 +90,21 @@ where R.State: Sendable {
   /// ``pendingRuns``; empty between passes.
   @exclusivity(unchecked) @usableFromInline var pendingReserved: [PendingReservedEffect] = []
 
-  /// An effect in ``pendingReserved``: its registration token, its ID, and its run.
+  /// An effect in ``pendingReserved``: its registration token, its ID, its run, and the action
+  /// whose reduce returned it (for instrumentation).
   @usableFromInline
   struct PendingReservedEffect {
     @usableFromInline let token: Int
     @usableFromInline let id: AnyHashableSendable
     @usableFromInline let box: Effect<Action>.Box
+    @usableFromInline let origin: Action
 
     @inlinable
-    init(token: Int, id: AnyHashableSendable, box: Effect<Action>.Box) {
+    init(token: Int, id: AnyHashableSendable, box: Effect<Action>.Box, origin: Action) {
       self.token = token
       self.id = id
       self.box = box
+      self.origin = origin
     }
   }
 
@@ -347,8 +350,8 @@ where R.State: Sendable {
   /// (``EffectRunner``): a run waits at most this many reduces to start.
   @usableFromInline static var runBatchLimit: Int { 64 }
 
-  /// Starts `effect`, or collects it to start at the end of the drain pass. In a store without
-  /// instrumentation, for an action from the queue (not `collect`ed for a ``StoreTask``), a
+  /// Starts `effect`, or collects it to start at the end of the drain pass. For an action
+  /// from the queue (not `collect`ed for a ``StoreTask``), with or without instrumentation, a
   /// run without a priority of its own goes to ``pendingRuns``, to start with the pass's other
   /// runs in one task (``EffectRunner`` says why), and `.run(…).cancellable(id:cancelInFlight:)`
   /// is reserved under its ID and goes to ``pendingReserved``, so that a restart that replaces
@@ -366,9 +369,12 @@ where R.State: Sendable {
     guard let box = effect.box else { return [] }
     if box.isRun {
       let priority = box.runPriority
-      if !collect && priority == nil && instrumentation == nil {
-        if pendingRuns == nil { pendingRuns = EffectBatch(capacity: Self.runBatchLimit) }
-        if pendingRuns.unsafelyUnwrapped.append(box) == Self.runBatchLimit {
+      if !collect && priority == nil {
+        if pendingRuns == nil {
+          pendingRuns = EffectBatch(
+            capacity: Self.runBatchLimit, keepsOrigins: instrumentation != nil)
+        }
+        if pendingRuns.unsafelyUnwrapped.append(box, origin: action) == Self.runBatchLimit {
           startPendingRuns()
         }
         return []
@@ -383,9 +389,10 @@ where R.State: Sendable {
     {
       // Collected runs start first: one may register work under `id` that this one replaces.
       if pendingRuns != nil { startPendingRuns() }
-      if !collect && instrumentation == nil {
+      if !collect {
         let token = registry.reserve(ids: [id], replacing: cancelInFlight ? id : nil)
-        pendingReserved.append(PendingReservedEffect(token: token, id: id, box: innerBox))
+        pendingReserved.append(
+          PendingReservedEffect(token: token, id: id, box: innerBox, origin: action))
         if pendingReserved.count == Self.runBatchLimit { startPendingReserved() }
         return []
       }
@@ -412,7 +419,8 @@ where R.State: Sendable {
     while next < batch.count {
       let start = registry.beginImmediateStart()
       let runner = EffectRunner(
-        batch: batch, from: next, send: send, registry: registry, startID: start.id)
+        batch: batch, from: next, send: send, registry: registry,
+        instrumentation: instrumentation, startID: start.id)
       let task = registry.makeTask(priority: nil, ids: []) { await runner.run() }
       registry.endImmediateStart(start, task: task)
       next = runner.seal()
@@ -442,10 +450,35 @@ where R.State: Sendable {
     guard let send = effectSend else {
       preconditionFailure("Internal inconsistency: an effect started before install()")
     }
-    for pending in pendingReserved where registry.shouldStart(pending.token) {
+    for pending in pendingReserved {
+      let starts = registry.shouldStart(pending.token)
+      guard let instrumentation else {
+        if starts {
+          _ = startReserved(
+            pending.box.runWork, priority: pending.box.runPriority, ids: [pending.id],
+            token: pending.token, send: send)
+        }
+        continue
+      }
+      // Reported as an effect of its action either way: one that never starts, cancelled
+      // before its task existed, as started and cancelled at once.
+      let origin = pending.origin
+      let startedAt = SpoolTime.now()
+      instrumentation.effectStarted(by: origin, at: startedAt)
+      guard starts else {
+        instrumentation.effectEnded(
+          by: origin, startedAt: startedAt, endedAt: startedAt, outcome: .cancelled)
+        continue
+      }
+      let work = pending.box.runWork
       _ = startReserved(
-        pending.box.runWork, priority: pending.box.runPriority, ids: [pending.id],
-        token: pending.token, send: send)
+        { send in
+          let outcome = await work(send).resolved()
+          instrumentation.effectEnded(
+            by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome)
+          return outcome
+        },
+        priority: pending.box.runPriority, ids: [pending.id], token: pending.token, send: send)
     }
     pendingReserved.removeAll(keepingCapacity: true)
   }
