@@ -286,7 +286,7 @@ extension Effect {
   /// which the runs after it may share. A run with a `priority`, and one returned for an action
   /// given to ``Store/send(_:)`` (whose ``StoreTask`` cancels and awaits it), get a task of
   /// their own. A store with instrumentation runs its effects the same way, and times each
-  /// run from when its operation begins.
+  /// from its start (for a collected run, when its operation begins).
   ///
   /// Cancellation is not an error: a `CancellationError` (or any error thrown after the task
   /// was cancelled) ends the effect quietly. Any other error goes to `handler`; without a

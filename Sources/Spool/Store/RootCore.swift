@@ -451,34 +451,20 @@ where R.State: Sendable {
       preconditionFailure("Internal inconsistency: an effect started before install()")
     }
     for pending in pendingReserved {
-      let starts = registry.shouldStart(pending.token)
-      guard let instrumentation else {
-        if starts {
-          _ = startReserved(
-            pending.box.runWork, priority: pending.box.runPriority, ids: [pending.id],
-            token: pending.token, send: send)
+      guard registry.shouldStart(pending.token) else {
+        // Still an effect of its action for instrumentation: started and cancelled at once,
+        // before its task existed.
+        if let instrumentation {
+          let now = SpoolTime.now()
+          instrumentation.effectStarted(by: pending.origin, at: now)
+          instrumentation.effectEnded(
+            by: pending.origin, startedAt: now, endedAt: now, outcome: .cancelled)
         }
         continue
       }
-      // Reported as an effect of its action either way: one that never starts, cancelled
-      // before its task existed, as started and cancelled at once.
-      let origin = pending.origin
-      let startedAt = SpoolTime.now()
-      instrumentation.effectStarted(by: origin, at: startedAt)
-      guard starts else {
-        instrumentation.effectEnded(
-          by: origin, startedAt: startedAt, endedAt: startedAt, outcome: .cancelled)
-        continue
-      }
-      let work = pending.box.runWork
       _ = startReserved(
-        { send in
-          let outcome = await work(send).resolved()
-          instrumentation.effectEnded(
-            by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome)
-          return outcome
-        },
-        priority: pending.box.runPriority, ids: [pending.id], token: pending.token, send: send)
+        timed(pending.box.runWork, by: pending.origin), priority: pending.box.runPriority,
+        ids: [pending.id], token: pending.token, send: send)
     }
     pendingReserved.removeAll(keepingCapacity: true)
   }
@@ -504,29 +490,35 @@ where R.State: Sendable {
     guard let send = effectSend else {
       preconditionFailure("Internal inconsistency: an effect started before install()")
     }
-    guard let instrumentation else {
-      // `registry.spawn` written out, so that the task's closure is the only allocation
-      // besides the task itself (spawn's wrapper closure would be another).
-      let registry = self.registry
-      if registry.startsImmediately && ids.isEmpty {
-        let start = registry.beginImmediateStart()
-        let task = registry.makeTask(priority: priority, ids: []) {
-          defer { registry.immediateEffectEnded(start.id) }
-          _ = await registry.withCurrent { await work(send) }
-        }
-        registry.endImmediateStart(start, task: task)
-        return task
+    let work = timed(work, by: origin)
+    // `registry.spawn` written out, so that the task's closure is the only allocation besides
+    // the task itself (spawn's wrapper closure would be another).
+    let registry = self.registry
+    if registry.startsImmediately && ids.isEmpty {
+      let start = registry.beginImmediateStart()
+      let task = registry.makeTask(priority: priority, ids: []) {
+        defer { registry.immediateEffectEnded(start.id) }
+        _ = await registry.withCurrent { await work(send) }
       }
-      let token = registry.reserve(ids: ids, replacing: replacing)
-      return startReserved(work, priority: priority, ids: ids, token: token, send: send)
+      registry.endImmediateStart(start, task: task)
+      return task
     }
+    let token = registry.reserve(ids: ids, replacing: replacing)
+    return startReserved(work, priority: priority, ids: ids, token: token, send: send)
+  }
+
+  /// `work` as it runs in a store with instrumentation: reported as an effect of `origin`,
+  /// started now and ended with its outcome; `work` itself without instrumentation.
+  @inlinable
+  func timed(_ work: @escaping Effect<Action>.Work, by origin: Action) -> Effect<Action>.Work {
+    guard let instrumentation else { return work }
     let startedAt = SpoolTime.now()
     instrumentation.effectStarted(by: origin, at: startedAt)
-    return registry.spawn(ids: ids, replacing: replacing, priority: priority) {
+    return { send in
       let outcome = await work(send).resolved()
       instrumentation.effectEnded(
-        by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome
-      )
+        by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome)
+      return outcome
     }
   }
 
