@@ -1,3 +1,5 @@
 // CSpoolTime is header-only (its functions are `static inline`, so that Swift inlines them);
-// SwiftPM needs one source file to build the target.
+// SwiftPM needs one source file to build the target. It also holds CSpoolThread.h, the
+// thread identity, for the same reason: one instruction that Swift cannot emit.
 #include "CSpoolTime.h"
+#include "CSpoolThread.h"

@@ -34,10 +34,12 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// Keeps the parent of a scoped store alive as long as the scoped store.
   nonisolated let parent: (any Sendable)?
   /// `enqueue` and `send`, compiled for the concrete reducer by the inlinable `init` (see
-  /// `RootCore`), or forwarding to the parent for a scoped store. `sendEntry` must be called on
-  /// the store's executor.
+  /// `RootCore`), or forwarding to the parent for a scoped store. `trySendEntry` reduces on
+  /// the caller's thread when the store is idle and returns `nil` otherwise; `sendEntry` waits
+  /// for the store on its executor.
   @usableFromInline nonisolated let enqueueEntry: @Sendable (Action) -> Void
-  @usableFromInline nonisolated let sendEntry: @Sendable (Action) -> StoreTask
+  @usableFromInline nonisolated let trySendEntry: @Sendable (Action) -> StoreTask?
+  @usableFromInline nonisolated let sendEntry: @Sendable (Action) async -> StoreTask
 
   /// The store's executor: the one serial executor of the store and every store scoped from it.
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -100,19 +102,26 @@ public actor Store<State: Sendable, Action: Sendable> {
       queueCapacity: options.queueCapacity
     )
     core.install()
-    self.init(root: core, enqueue: { core.enqueueInline($0) }, send: { core.sendInline($0) })
+    self.init(
+      root: core,
+      enqueue: { core.enqueueInline($0) },
+      trySend: { core.trySendOnCaller($0) },
+      send: { await core.sendOnExecutor($0, isolation: core.isolation) }
+    )
   }
 
   @usableFromInline
   init<R: Reducer<State, Action>>(
     root: RootCore<R>,
     enqueue: @escaping @Sendable (Action) -> Void,
-    send: @escaping @Sendable (Action) -> StoreTask
+    trySend: @escaping @Sendable (Action) -> StoreTask?,
+    send: @escaping @Sendable (Action) async -> StoreTask
   ) {
     self.core = root
     self.executor = root.isolation.unownedExecutor
     self.parent = nil
     self.enqueueEntry = enqueue
+    self.trySendEntry = trySend
     self.sendEntry = send
   }
 
@@ -120,12 +129,14 @@ public actor Store<State: Sendable, Action: Sendable> {
     core: any StoreCore<State, Action>,
     parent: any Sendable,
     enqueue: @escaping @Sendable (Action) -> Void,
-    send: @escaping @Sendable (Action) -> StoreTask
+    trySend: @escaping @Sendable (Action) -> StoreTask?,
+    send: @escaping @Sendable (Action) async -> StoreTask
   ) {
     self.core = core
     self.executor = core.isolation.unownedExecutor
     self.parent = parent
     self.enqueueEntry = enqueue
+    self.trySendEntry = trySend
     self.sendEntry = send
   }
 
@@ -139,6 +150,11 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// sent synchronously. The returned task tracks the asynchronous effects it started. Sending
   /// after ``shutdown()`` is a reported misuse: the action is dropped, nothing crashes.
   ///
+  /// Unlike TCA's `send`, it is awaited: the store is an actor, not bound to the main actor.
+  /// When the store is idle, the action is reduced on the caller's thread, without an
+  /// executor hop (the store's lock is taken as a plain actor call takes a free actor); when
+  /// it is busy, `send` waits for it on the store's executor.
+  ///
   /// - Parameter action: The action to reduce.
   /// - Returns: A handle to wait for (``StoreTask/finish()``) or cancel the action's effects.
   ///
@@ -147,22 +163,29 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// await store.send(.factButtonTapped).finish()
   /// ```
   @discardableResult
-  public func send(_ action: Action) -> StoreTask {
-    sendEntry(action)
+  @inlinable
+  public nonisolated(nonsending) func send(_ action: Action) async -> StoreTask {
+    if let task = trySendEntry(action) { return task }
+    return await sendEntry(action)
   }
 
-  /// Appends `action` to the store's queue and returns at once; callable from any thread.
+  /// Hands `action` to the store without waiting; callable from any thread.
   ///
   /// For high-volume producers and for synchronous code. The action is reduced after every
-  /// action that was enqueued before it, by the store's drain loop. Enqueueing after
-  /// ``shutdown()`` is a reported misuse: the action is dropped.
+  /// action that was enqueued before it. When the store is idle, `enqueue` reduces it right
+  /// here, on the caller's thread, with the store's lock (and the actions its effects send
+  /// back without suspending, and those other producers pushed meanwhile, up to a bound);
+  /// when the store is busy, it appends the action to the store's queue and returns at once,
+  /// and whoever holds the store (another producer, or the store's drain loop) reduces it.
+  /// Enqueueing after ``shutdown()`` is a reported misuse: the action is dropped.
   ///
-  /// A producer task that enqueues without ever suspending holds one of the cooperative pool's
-  /// threads (there are as many as cores) while it runs, and the store's drain loop needs one
-  /// too: yield now and then, for instance once per queue capacity (1,024 actions by default),
-  /// or the queue spills into its overflow until the producer is done.
+  /// So a reducer runs on whichever thread holds the store, one action at a time, never two at
+  /// once; a reducer that enqueues into its own store finds it held, and the action is queued
+  /// behind the current one. A store made with an executor (SpoolIO's loop thread) always
+  /// queues, so that its reducer runs on that executor.
   ///
-  /// - Complexity: O(1). With the store busy, one compare-and-swap and no allocation.
+  /// - Complexity: O(1), plus the reduce when the store is idle. No allocation unless the
+  ///   queue is full.
   ///
   /// ```swift
   /// for line in input {
@@ -170,17 +193,24 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// }
   /// await store.finish()
   /// ```
+  @inlinable
   public nonisolated func enqueue(_ action: Action) {
     enqueueEntry(action)
   }
 
   /// The current state.
   ///
+  /// Read with the store's lock: at once when the store is idle, after the current pass when
+  /// it is busy.
+  ///
   /// ```swift
   /// let count = await store.state.count
   /// ```
   public var state: State {
-    core.currentState
+    get async {
+      if let state = core.tryReadState() { return state }
+      return await core.readState(isolation: core.isolation)
+    }
   }
 
   /// The store's states over time: the current state first, then the latest one after each

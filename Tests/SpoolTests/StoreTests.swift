@@ -67,6 +67,42 @@ struct LogFeature: Reducer {
     target.setValue(nil)
   }
 
+  // MARK: Reducing on the caller's thread
+
+  /// `enqueue` on an idle store reduces on the caller's thread, holding the store: a reducer
+  /// that enqueues into its own store then finds it held, and its action is queued behind
+  /// the current one (and its synchronous sends), not reduced inside it or lost.
+  @Test func aReducerThatEnqueuesIntoItsOwnStoreIsQueuedBehindTheCurrentAction() async {
+    let target = LockIsolated<Store<LogFeature.State, LogAction>?>(nil)
+    let store = Store(initialState: LogFeature.State()) {
+      LogFeature { name in target.value?.enqueue(.tap(name)) }
+    }
+    target.setValue(store)
+    store.enqueue(.interject("a", child: "b"))
+    store.enqueue(.tap("c"))
+    await store.finish()
+    #expect(await store.state.seen == ["a", "b", "b2", "a-other", "c"])
+    target.setValue(nil)
+  }
+
+  /// An effect whose synchronous part (run on the thread of the producer that reduced its
+  /// action) awaits `send` and `state` of its own store: the store is held by that very
+  /// thread, so the effect must wait for the pass to end rather than for itself.
+  @Test func anEffectThatAwaitsItsOwnStoreDuringThePassDoesNotDeadlock() async {
+    let target = LockIsolated<Store<ReentrantFeature.State, ReentrantFeature.Action>?>(nil)
+    let store = Store(initialState: ReentrantFeature.State()) {
+      ReentrantFeature(store: { target.value })
+    }
+    target.setValue(store)
+    store.enqueue(.start)
+    await store.finish()
+    #expect(await store.state.seen == ["start", "sent", "read 2"])
+    await store.send(.start)
+    await store.finish()
+    #expect(await store.state.seen == ["start", "sent", "read 2", "start", "sent", "read 5"])
+    target.setValue(nil)
+  }
+
   @Test func sendAfterShutdownIsReportedAndDropped() async {
     let store = Store(initialState: LogFeature.State()) { LogFeature { _ in } }
     await store.send(.tap("before"))
@@ -193,6 +229,33 @@ struct CountingFeature: Reducer {
       state.sum += value
       if let last = state.lastByProducer[producer], last >= value { state.outOfOrder += 1 }
       state.lastByProducer[producer] = value
+      return .none
+    }
+  }
+}
+
+/// A feature whose effect awaits its own store: `send`, then `state`, then sends back what
+/// it read.
+struct ReentrantFeature: Reducer {
+  struct State: Equatable, Sendable { var seen: [String] = [] }
+  enum Action: Equatable, Sendable {
+    case start
+    case log(String)
+  }
+  let store: @Sendable () -> Store<State, Action>?
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .start:
+      state.seen.append("start")
+      return .run { [store] send in
+        guard let store = store() else { return }
+        await store.send(.log("sent"))
+        let count = await store.state.seen.count
+        await send(.log("read \(count)"))
+      }
+    case let .log(line):
+      state.seen.append(line)
       return .none
     }
   }

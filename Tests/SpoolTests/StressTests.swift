@@ -104,6 +104,79 @@ struct StressTests {
     await store.shutdown()
   }
 
+  /// Producers that keep finding the store idle and busy in turn: 6 tasks and 2 threads
+  /// outside Swift's pool, each sending seeded bursts of 1 to 32 actions (`enqueue`, now and
+  /// then `send`) with a yield or a pause between bursts, so that the store changes hands
+  /// between producers that reduce on their own thread, producers that queue, and the drain
+  /// loop, many thousands of times. Every action is reduced exactly once, in each producer's
+  /// order.
+  @Test func producersRacingTheIdleTransitionKeepCountAndOrder() async {
+    let tasks = 6
+    let threads = 2
+    let producers = tasks + threads
+    let perProducer = Self.underThreadSanitizer ? 5_000 : 50_000
+    let seed = Self.seed
+    print("StressTests.producersRacingTheIdleTransitionKeepCountAndOrder: seed \(seed)")
+    let store = Store(initialState: ChecksumFeature.State(producers: producers)) {
+      ChecksumFeature()
+    }
+    // The threads: plain pthreads calling `enqueue` from synchronous code.
+    let threadsDone = AsyncStream<Void>.makeStream()
+    let remaining = LockIsolated(threads)
+    for thread in 0..<threads {
+      let producer = tasks + thread
+      startThread {
+        var random = SeededGenerator(seed: seed &+ UInt64(producer))
+        var index = 0
+        while index < perProducer {
+          let burst = min(Int(random.next() % 32) + 1, perProducer - index)
+          for _ in 0..<burst {
+            store.enqueue(.add(producer: producer, index: index))
+            index += 1
+          }
+          if random.next() & 1 == 0 { sched_yield() } else { usleep(1) }
+        }
+        if remaining.withValue({ $0 -= 1; return $0 }) == 0 { threadsDone.continuation.finish() }
+      }
+    }
+    await withTaskGroup(of: Void.self) { group in
+      for producer in 0..<tasks {
+        group.addTask {
+          var random = SeededGenerator(seed: seed &+ UInt64(producer))
+          var index = 0
+          while index < perProducer {
+            let burst = min(Int(random.next() % 32) + 1, perProducer - index)
+            for _ in 0..<burst {
+              let action = ChecksumFeature.Action.add(producer: producer, index: index)
+              if random.next() & 15 == 0 {
+                await store.send(action)
+              } else {
+                store.enqueue(action)
+              }
+              index += 1
+            }
+            await Task.yield()
+          }
+        }
+      }
+    }
+    for await _ in threadsDone.stream {}
+    await store.finish()
+
+    let state = await store.state
+    var expectedChecksum: UInt64 = 0
+    for producer in 0..<producers {
+      for index in 0..<perProducer {
+        expectedChecksum &+= ChecksumFeature.term(producer: producer, index: index)
+      }
+    }
+    #expect(state.count == producers * perProducer, "seed \(seed)")
+    #expect(state.checksum == expectedChecksum, "seed \(seed)")
+    #expect(state.outOfOrder == 0, "seed \(seed): lost, duplicated or reordered actions")
+    #expect(state.nextIndex == Array(repeating: perProducer, count: producers), "seed \(seed)")
+    await store.shutdown()
+  }
+
   // MARK: Effects cancelled by ID
 
   /// 100,000 effects, each cancellable by its own ID, started and cancelled in a seeded random
@@ -246,4 +319,21 @@ struct CancellationFeature: Reducer {
       return .none
     }
   }
+}
+
+/// Runs `body` on a new detached pthread, outside Swift's cooperative pool.
+func startThread(_ body: @escaping @Sendable () -> Void) {
+  final class Box: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+  }
+  let context = Unmanaged.passRetained(Box(body)).toOpaque()
+  var thread = pthread_t()
+  let created = pthread_create(&thread, nil, { context in
+    let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+    box.body()
+    return nil
+  }, context)
+  precondition(created == 0, "pthread_create failed: \(created)")
+  pthread_detach(thread)
 }

@@ -9,6 +9,9 @@
 
 #include <stdint.h>
 
+// The module's umbrella header: the thread identity lives beside it.
+#include "CSpoolThread.h"
+
 /// Whether `cspool_ticks` reads a hardware counter on this architecture.
 static inline int cspool_ticks_available(void) {
 #if defined(__x86_64__) || defined(__aarch64__)

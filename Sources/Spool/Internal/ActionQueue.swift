@@ -5,6 +5,7 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
+import CSpoolTime
 import Synchronization
 
 /// The multi-producer, single-consumer FIFO between a store's producers and its executor.
@@ -32,37 +33,51 @@ import Synchronization
 ///   actions in order.
 /// - A full ring makes the producer wait a little (a draining consumer frees room within
 ///   nanoseconds); if the consumer does not drain, the producer appends to the overflow.
-/// - Idle→busy: the consumer parks (a continuation) when it finds nothing; the producer whose
-///   push finds it parked wakes it, once. Parking and pushing follow the store-buffering
-///   pattern with sequentially consistent operations (`parked` store + `tail` load on one side,
-///   `tail` CAS + `parked` load on the other), so one of the two always sees the other.
+/// - The consumer role is a lock (``tryLockConsumer()``): whoever holds it may pop, and with
+///   it the store's state and reducer are theirs. The store's drain loop takes it for a batch;
+///   a producer that finds it free takes it to reduce on its own thread (``RootCore``), so
+///   that an uncontended action costs about what a `Mutex` costs instead of a trip through
+///   the ring to another core.
+/// - Idle→busy: the drain loop parks (a continuation) when it finds nothing. A push from a
+///   thread that does not hold the consumer lock wakes a parked loop, once; a push from the
+///   holder's own thread does not (the holder sees it in program order and takes it, or wakes
+///   the loop for what it leaves). Parking and pushing follow the store-buffering pattern with
+///   sequentially consistent operations (`parked` store, then a look at the queue; `tail`
+///   CAS, then a `parked` load), so one of the two always sees the other; the parking loop
+///   looks with the lock held, waiting for a holder on another thread to unlock first.
 ///
 /// Budget of ``push(_:)`` with room in the ring: one CAS, five loads, two stores; no allocation.
+/// Budget of a lock and unlock without contention: one load, one CAS, one store.
 @usableFromInline
 final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   // @unchecked Sendable, justified: `sequences`/`slots` are handed over slot by slot through
   // the acquire/release protocol above; `consumer` is touched only by the single consumer (the
-  // store's serial executor); everything else is an Atomic or a Mutex.
+  // holder of the consumer lock, an acquire/release pair); everything else is an Atomic or a
+  // Mutex.
 
   @usableFromInline let capacity: Int
   @usableFromInline let mask: Int
   @usableFromInline let sequences: UnsafeMutablePointer<Atomic<Int>>
   @usableFromInline let slots: UnsafeMutablePointer<Element>
 
-  /// `tail` (the next position producers claim, written by producers only) at index 0 and
+  /// `tail` (the next position producers claim, written by producers only) at index 0,
   /// `consumed` (how far the consumer has read, as last published) at index
-  /// `Self.consumedIndex`, 128 bytes apart so that they never share a cache line.
+  /// `Self.consumedIndex` and the consumer lock (1 while held) at `Self.lockIndex`, 128 bytes
+  /// apart so that they never share a cache line.
   @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
   @usableFromInline static var consumedIndex: Int { 16 }
+  @usableFromInline static var lockIndex: Int { 32 }
+  static var counterCount: Int { 48 }
   /// How often the consumer publishes `consumed`.
   @usableFromInline static var publishInterval: Int { 64 }
 
   @inlinable var tail: UnsafeMutablePointer<Atomic<Int>> { counters }
   @inlinable var consumed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.consumedIndex }
+  @inlinable var lock: UnsafeMutablePointer<Atomic<Int>> { counters + Self.lockIndex }
   /// Whether producers must append to `overflow` (it holds something).
   @usableFromInline let overflowActive = Atomic<Bool>(false)
   @usableFromInline let overflow = Mutex<[Element]>([])
-  /// Whether the consumer is parked and waits for a wake.
+  /// Whether the drain loop is parked and waits for a wake.
   @usableFromInline let parked = Atomic<Bool>(false)
   /// Whether the queue was closed; pushes after that are refused.
   @usableFromInline let closedFlag = Atomic<Bool>(false)
@@ -70,7 +85,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   private let waiter = Mutex<UnsafeContinuation<Bool, Never>?>(nil)
 
   /// The consumer's side, in its own allocation so that it does not share a cache line with
-  /// `tail`. Protected by the store's executor.
+  /// `tail`. Protected by the consumer lock.
   @usableFromInline let consumer: UnsafeMutablePointer<ConsumerState>
 
   @usableFromInline struct ConsumerState {
@@ -93,10 +108,10 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     // 0 never equals `position + 1`, so no slot looks written before it is.
     for index in 0..<capacity { (sequences + index).initialize(to: Atomic(0)) }
     let countersRaw = UnsafeMutableRawPointer.allocate(
-      byteCount: MemoryLayout<Atomic<Int>>.stride * (Self.consumedIndex + 16), alignment: 128
+      byteCount: MemoryLayout<Atomic<Int>>.stride * Self.counterCount, alignment: 128
     )
-    counters = countersRaw.bindMemory(to: Atomic<Int>.self, capacity: Self.consumedIndex + 16)
-    for index in 0..<(Self.consumedIndex + 16) { (counters + index).initialize(to: Atomic(0)) }
+    counters = countersRaw.bindMemory(to: Atomic<Int>.self, capacity: Self.counterCount)
+    for index in 0..<Self.counterCount { (counters + index).initialize(to: Atomic(0)) }
     slots = .allocate(capacity: capacity)
     let raw = UnsafeMutableRawPointer.allocate(
       byteCount: MemoryLayout<ConsumerState>.stride, alignment: 128
@@ -109,7 +124,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     while pop() != nil {}
     sequences.deinitialize(count: capacity)
     sequences.deallocate()
-    counters.deinitialize(count: Self.consumedIndex + 16)
+    counters.deinitialize(count: Self.counterCount)
     UnsafeMutableRawPointer(counters).deallocate()
     slots.deallocate()
     consumer.deinitialize(count: 1)
@@ -173,9 +188,14 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     }
   }
 
+  /// Wakes the drain loop if it is parked, unless this thread holds the consumer lock: its
+  /// holder sees its own pushes in program order and takes them, or wakes the loop for what
+  /// it leaves (``unlockConsumer(wakingForLeftovers:)``). A push from another thread always
+  /// wakes a parked loop, which then waits for the holder to unlock (``park(isolation:)``).
   @inlinable
   func wakeIfParked() {
     guard parked.load(ordering: .sequentiallyConsistent) else { return }
+    if lock.pointee.load(ordering: .relaxed) == Self.threadIdentity { return }
     wake()
   }
 
@@ -189,12 +209,65 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     continuation?.resume(returning: !closedFlag.load(ordering: .sequentiallyConsistent))
   }
 
-  // MARK: Consumer (the store's executor only)
+  // MARK: The consumer lock
+
+  /// The calling thread's identity, as the consumer lock records its holder (never 0): the
+  /// thread pointer, one instruction (`cspool_thread_identity`).
+  @inlinable
+  static var threadIdentity: Int { Int(bitPattern: cspool_thread_identity()) }
+
+  /// Takes the consumer role if nobody holds it; never waits.
+  ///
+  /// A holder may pop and owns everything the consumer role protects (in a store: the state,
+  /// the reducer, the effects waiting to start) until ``unlockConsumer(wakingForLeftovers:)``.
+  /// Not re-entrant: a holder that tries again fails, as any other caller does. The lock word
+  /// holds the holder's thread (``threadIdentity``), so that its own pushes need not wake the
+  /// drain loop.
+  ///
+  /// - Returns: Whether the caller now holds the lock.
+  /// - Complexity: O(1): one load, and one CAS when the lock looks free.
+  @inlinable @inline(__always)
+  func tryLockConsumer() -> Bool {
+    // Load first, so that callers that find it held do not take its cache line away.
+    guard lock.pointee.load(ordering: .relaxed) == 0 else { return false }
+    return lock.pointee.compareExchange(
+      expected: 0, desired: Self.threadIdentity, ordering: .acquiring
+    ).exchanged
+  }
+
+  /// Gives the consumer role back.
+  ///
+  /// Pushes from other threads woke the drain loop themselves; the holder's own pushes did
+  /// not (``wakeIfParked()``), so a holder that leaves any of them queued passes
+  /// `wakingForLeftovers: true` (checked before the unlock, in program order).
+  ///
+  /// - Complexity: O(1): one store.
+  @inlinable @inline(__always)
+  func unlockConsumer(wakingForLeftovers leftovers: Bool = false) {
+    lock.pointee.store(0, ordering: .releasing)
+    if leftovers { wakeIfParkedAfterUnlock() }
+  }
+
+  /// Wakes a parked drain loop after the caller unlocked with its own pushes left behind.
+  @usableFromInline
+  func wakeIfParkedAfterUnlock() {
+    if parked.load(ordering: .sequentiallyConsistent) { wake() }
+  }
+
+  /// Whether someone holds the consumer lock now; a hint, for callers deciding whether to wait.
+  @inlinable
+  var consumerIsLocked: Bool { lock.pointee.load(ordering: .relaxed) != 0 }
+
+  // MARK: Consumer (the holder of the consumer lock only)
+
+  /// The position of the next element to pop, for ``awaitPending(spins:after:)``.
+  @inlinable
+  var consumerHead: Int { consumer.pointee.head }
 
   /// Removes and returns the oldest element, or `nil` if none is ready.
   ///
   /// `nil` also when a producer has claimed the next slot but not yet written it (it is a few
-  /// instructions away): the caller looks again (``awaitPending(spins:)``), and ``hasPending``
+  /// instructions away): the caller looks again (``awaitPending(spins:after:)``), and ``hasPending``
   /// counts such a slot. Before it takes the overflow, it waits for claimed slots, so that
   /// each producer's actions come out in the order it pushed them.
   ///
@@ -224,8 +297,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     return element
   }
 
-  /// Publishes the consumer's progress now (before parking, or when it finds the ring empty),
-  /// so that producers waiting for room see it.
+  /// Publishes the consumer's progress now (before unlocking to wait, or when it finds the
+  /// ring empty), so that producers waiting for room see it.
   @inlinable
   func publishConsumed() {
     consumed.pointee.store(consumer.pointee.head, ordering: .releasing)
@@ -295,29 +368,37 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
       || overflowActive.load(ordering: .sequentiallyConsistent)
   }
 
-  /// Looks for a pushed element up to `spins` times, without parking.
+  /// Looks for a pushed element up to `spins` times, without parking and without the consumer
+  /// lock: `head` is the consumer's position when its caller unlocked.
   ///
-  /// It polls the sequence of the next slot only (not `tail`, which producers write on every
-  /// push), so the poll costs producers one shared cache line per lap of eight slots.
+  /// It polls the sequence of the slot at `head` only (not `tail`, which producers write on
+  /// every push), so the poll costs producers one shared cache line per lap of eight slots.
+  /// If another holder has taken the lock since, the slot may have been consumed and the poll
+  /// misses it; the caller then parks, and parking looks again with the lock.
   ///
-  /// - Returns: Whether something is pending (`false` once the queue is closed).
-  func awaitPending(spins: Int) -> Bool {
-    publishConsumed()
-    let head = consumer.pointee.head
+  /// - Returns: Whether something may be pending for the caller to take (`false` once the
+  ///   queue is closed, or while someone else holds the lock).
+  func awaitPending(spins: Int, after head: Int) -> Bool {
     let next = sequences + (head & mask)
     for _ in 0..<spins {
       if next.pointee.load(ordering: .acquiring) == head &+ 1 { return true }
       if overflowActive.load(ordering: .relaxed) { return true }
       // Closed: let the caller park, which returns at once and ends the drain loop.
       if closedFlag.load(ordering: .relaxed) { return false }
+      // Someone reduces on their own thread: they take what is pushed until they unlock.
+      if consumerIsLocked { return false }
     }
-    return hasPending && !closedFlag.load(ordering: .relaxed)
+    return !closedFlag.load(ordering: .relaxed) && !consumerIsLocked
+      && (tail.pointee.load(ordering: .sequentiallyConsistent) != head
+        || overflowActive.load(ordering: .sequentiallyConsistent))
   }
 
-  /// Suspends the consumer until something is pushed or the queue is closed.
+  /// Suspends the drain loop until something is pushed or the queue is closed. Call it
+  /// without the consumer lock.
   ///
   /// Call it isolated to the store's executor; the check that nothing is pending runs before
-  /// the task suspends, still on that executor.
+  /// the task suspends, still on that executor. The check takes the consumer lock, waiting
+  /// for a holder on another thread to unlock (a bounded pass); never call it with the lock.
   ///
   /// - Returns: `false` if the queue was closed.
   func park(isolation: isolated (any Actor)? = #isolation) async -> Bool {
@@ -325,11 +406,23 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     return await withUnsafeContinuation(isolation: isolation) { continuation in
       waiter.withLock { $0 = continuation }
       parked.store(true, ordering: .sequentiallyConsistent)
-      if hasPending || closedFlag.load(ordering: .sequentiallyConsistent) {
-        // Something arrived between the last pop and now: unpark ourselves, unless a producer
-        // already did (then it resumes the continuation).
+      if closedFlag.load(ordering: .sequentiallyConsistent) {
         wake()
+        return
       }
+      // Something may have arrived between the last look and now, from a producer that saw
+      // the loop still running and did not wake it. Look, with the lock: a holder on another
+      // thread is a few reduces from unlocking, and what it leaves it does not look at again.
+      var attempts = 0
+      while !tryLockConsumer() {
+        // A wake since (a push that saw the loop parked) resumes the continuation: done.
+        if !parked.load(ordering: .relaxed) { return }
+        attempts &+= 1
+        if attempts > 64 { sched_yield() }
+      }
+      let pending = hasPending
+      unlockConsumer()
+      if pending { wake() }
     }
   }
 
@@ -340,6 +433,11 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   }
 
   var isClosed: Bool { closedFlag.load(ordering: .sequentiallyConsistent) }
+
+  /// Whether the queue was closed, without ordering: for a fast path that a later push
+  /// checks again.
+  @inlinable
+  var isClosedHint: Bool { closedFlag.load(ordering: .relaxed) }
 }
 
 extension Array {

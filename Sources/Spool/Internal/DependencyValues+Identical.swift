@@ -26,10 +26,28 @@ extension DependencyValues {
   static func currentIsIdentical(
     to dependencies: DependencyValues, defaultIsIdentical: () -> Bool
   ) -> Bool {
-    guard let bound = DependencyValues.$_current.boundValue() else { return defaultIsIdentical() }
+    currentIsIdentical(
+      to: dependencies, key: currentKey, defaultIsIdentical: defaultIsIdentical)
+  }
+
+  /// ``currentIsIdentical(to:defaultIsIdentical:)`` with the task-local's key looked up
+  /// beforehand (``currentKey``): reading `$_current` goes through a lazy global's accessor,
+  /// a retain and a release, on every call.
+  @inlinable
+  static func currentIsIdentical(
+    to dependencies: DependencyValues, key: UnsafeRawPointer, defaultIsIdentical: () -> Bool
+  ) -> Bool {
+    guard let bound = spoolTaskLocalValue(key) else { return defaultIsIdentical() }
     return withUnsafeBytes(of: dependencies) { expected in
       memcmp(bound, expected.baseAddress!, MemoryLayout<DependencyValues>.size) == 0
     }
+  }
+
+  /// The key of the `DependencyValues._current` task-local: its `TaskLocal` object, a global
+  /// that lives as long as the process, so the unretained pointer stays valid.
+  @inlinable
+  static var currentKey: UnsafeRawPointer {
+    unsafeBitCast(DependencyValues.$_current, to: UnsafeRawPointer.self)
   }
 
   /// Whether this value and `other` have the same bits

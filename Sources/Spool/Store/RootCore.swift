@@ -37,15 +37,17 @@ struct QueuedAction<Action: Sendable>: Sendable {
 @usableFromInline
 final class RootCore<R: Reducer & SendableMetatype>: StoreCore, @unchecked Sendable
 where R.State: Sendable {
-  // @unchecked Sendable, justified: `statePointer`, `reducer`, `drainEntry`, `effectSend`,
-  // `pendingRuns`, `pendingReserved` and `defaultIdentity` are read and written only on the
-  // store's executor (every method that touches them is documented so and is called from
-  // `Store` methods or the drain loop, both isolated to `isolation`) or before the store is
-  // shared (`install` writes `drainEntry` and `effectSend` once, before the drain loop starts
-  // and before `Store.init` returns);
+  // @unchecked Sendable, justified: `statePointer`, `reducer`, `pendingRuns`,
+  // `pendingReserved` and `defaultIdentity` are read and written only by the holder of the
+  // queue's consumer lock (every method that touches them is documented "with the consumer
+  // lock held", and their callers take it: the drain loop, `finish`, the state readers, and
+  // producers that reduce on their own thread); the lock is taken with an acquiring CAS and
+  // given back with a sequentially consistent store, so each holder sees its predecessor's
+  // writes. `drainEntry` and `effectSend` are written once by `install`, before the drain
+  // loop starts and before `Store.init` returns, and only read afterwards;
   // `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves; every other
   // stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
-  // `drainBatchLimit`) is a `let` of a Sendable type.
+  // `drainBatchLimit`, `reducesOnCaller`) is a `let` of a Sendable type.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
@@ -57,36 +59,38 @@ where R.State: Sendable {
   @usableFromInline let instrumentation: (any StoreInstrumentation<Action>)?
 
   /// The state, in its own allocation: a stored property of a class would be checked for
-  /// exclusive access at run time on every action. Protected by the store's executor.
+  /// exclusive access at run time on every action. Protected by the consumer lock.
   @usableFromInline let statePointer: UnsafeMutablePointer<State>
-  /// Protected by the store's executor (read-only after init).
+  /// Called with the consumer lock held only (read-only after init).
   @usableFromInline let reducer: R
   /// The dependencies the reducer runs with. Read-only after init.
   @usableFromInline let dependencies: DependencyValues
+  /// `DependencyValues.currentKey`, looked up once.
+  @usableFromInline let dependenciesKey: UnsafeRawPointer
   @usableFromInline let shutdownFlag = Atomic<Bool>(false)
   /// Whether the dependencies task-local's default value is bit for bit `dependencies`, once
-  /// `send` has needed to know. Protected by the store's executor.
-  @usableFromInline var defaultIdentity: Bool?
+  /// `send` has needed to know. Protected by the consumer lock; read on every action a
+  /// producer reduces on its own thread, so not checked for exclusive access at run time.
+  @exclusivity(unchecked) @usableFromInline var defaultIdentity: Bool?
 
   /// The specialized drain step: reduces up to `limit` queued actions, returns how many.
   /// Set once by `install` before the drain loop starts.
   @usableFromInline var drainEntry: ((RootCore, Int) -> Int)?
 
   /// The `Send` every effect of this store gets: it enqueues. Created once by `install`, in the
-  /// caller's module, so that it is specialized; protected by the store's executor (written
-  /// only before the store is shared).
+  /// caller's module, so that it is specialized; written only before the store is shared.
   @usableFromInline var effectSend: Send<Action>?
 
   /// The runs of the current drain pass waiting to start (``startEffect(_:of:collect:)``),
-  /// `nil` when none is. Protected by the store's executor. Not checked for exclusive access
-  /// at run time: only the store's executor touches it, never re-entrantly.
+  /// `nil` when none is. Protected by the consumer lock. Not checked for exclusive access
+  /// at run time: only the lock's holder touches it, never re-entrantly.
   @exclusivity(unchecked) @usableFromInline var pendingRuns: EffectBatch<Action>?
 
   /// The `.run(…).cancellable(id:cancelInFlight:)` effects of the current drain pass, reserved
   /// in the registry (so that a cancellation by ID or a later `cancelInFlight` reaches them)
   /// but without a task yet: one cancelled before the pass ends never gets one. Measured,
   /// `spool bench cancellation --rounds 1`, three interleaved pairs: 206-212 k restarts/s with
-  /// a task per restart, 372-478 k/s collected. Protected by the store's executor, like
+  /// a task per restart, 372-478 k/s collected. Protected by the consumer lock, like
   /// ``pendingRuns``; empty between passes.
   @exclusivity(unchecked) @usableFromInline var pendingReserved: [PendingReservedEffect] = []
 
@@ -119,6 +123,11 @@ where R.State: Sendable {
   /// SpoolIO's event loop reaps the completions that the batch's effects wait for).
   let drainBatchLimit: Int
 
+  /// Whether a producer that finds the store idle reduces on its own thread (``enqueueInline(_:)``,
+  /// ``trySendOnCaller(_:)``). Not on an executor the store was given: there, reduce and
+  /// effects must run on that executor's thread (SpoolIO's loop thread).
+  @usableFromInline let reducesOnCaller: Bool
+
   @usableFromInline
   init(
     initialState: State,
@@ -132,12 +141,14 @@ where R.State: Sendable {
     self.isolation = StoreIsolation(executor: executor)
     self.idleSpinLimit = executor == nil ? 4_000 : 0
     self.drainBatchLimit = executor == nil ? 65_536 : 256
+    self.reducesOnCaller = executor == nil
     self.queue = ActionQueue(capacity: queueCapacity)
     self.registry = EffectRegistry(executor: effectExecutor, startsImmediately: true)
     self.statePointer = .allocate(capacity: 1)
     self.statePointer.initialize(to: initialState)
     self.reducer = reducer
     self.dependencies = dependencies
+    self.dependenciesKey = DependencyValues.currentKey
     self.instrumentation = instrumentation
   }
 
@@ -167,9 +178,92 @@ where R.State: Sendable {
 
   // MARK: Producers
 
-  @inlinable
+  /// How many queued actions a producer that reduces on its own thread takes along, before
+  /// and after its own: it serves the actions others pushed meanwhile and the ones its effects
+  /// sent back (flat combining), and then returns, leaving the rest to the drain loop.
+  @usableFromInline static var callerDrainLimit: Int { 256 }
+
+  /// `Store.enqueue`: reduces `action` right here when the store is idle (the caller takes
+  /// the consumer lock, as a plain actor call runs inline when the actor is free), else
+  /// pushes it for the holder of the lock or the drain loop.
+  ///
+  /// Budget without instrumentation, idle store, `.none` effect: one CAS and one exchange
+  /// (the lock), one task-local lookup (the dependencies), the reduce, about ten loads; no
+  /// clock read, no allocation (`spool bench counter` against `locked-class`).
+  @inlinable @inline(__always)
   func enqueueInline(_ action: Action) {
+    if reducesOnCaller && queue.tryLockConsumer() && reduceOnCaller(action) { return }
     Self.enqueue(action, into: queue, instrumentation: instrumentation)
+  }
+
+  /// Reduces `action` on the caller's thread, with the consumer lock held, after the actions
+  /// queued before it; then unlocks. Returns `false`, unlocked and without reducing, when the
+  /// store is shut down or more is queued than ``callerDrainLimit``: the caller pushes the
+  /// action instead, behind what is queued, so that each producer's order holds.
+  @inlinable @inline(__always)
+  func reduceOnCaller(_ action: Action) -> Bool {
+    if queue.isClosedHint {
+      queue.unlockConsumer()
+      return false
+    }
+    if DependencyValues.currentIsIdentical(
+      to: dependencies, key: dependenciesKey,
+      defaultIsIdentical: { defaultDependenciesAreIdentical })
+    {
+      return passOnCaller(action)
+    }
+    return DependencyValues.$_current.withValue(dependencies) { passOnCaller(action) }
+  }
+
+  /// One pass of a producer holding the consumer lock: what was queued, its action, what its
+  /// effects sent back; unlocks.
+  @inlinable @inline(__always)
+  func passOnCaller(_ action: Action) -> Bool {
+    if queue.hasPending && !drainBeforeCaller() { return false }
+    if instrumentation == nil {
+      _ = processInline(action, enqueuedAt: 0, collect: false)
+    } else {
+      _ = processInline(action, enqueuedAt: SpoolTime.now(), collect: false)
+    }
+    startPendingEffects()
+    // Round trips that never suspended: their effects pushed while this caller held the lock.
+    if queue.hasPending {
+      drainAfterCaller(bindingDependencies: false)
+    } else {
+      if observers.isObserved { observers.publish(statePointer.pointee) }
+      queue.unlockConsumer()
+    }
+    return true
+  }
+
+  /// Ends the pass of a producer whose effects (run on its thread) pushed actions: reduces up
+  /// to ``callerDrainLimit`` of what is queued and unlocks, waking the drain loop for the rest
+  /// (a holder's own pushes did not wake it).
+  @usableFromInline @inline(never)
+  func drainAfterCaller(bindingDependencies: Bool) {
+    guard let drainEntry else {
+      preconditionFailure("Internal inconsistency: a store was reduced before install()")
+    }
+    if bindingDependencies {
+      DependencyValues.$_current.withValue(dependencies) {
+        _ = drainEntry(self, Self.callerDrainLimit)
+      }
+    } else {
+      _ = drainEntry(self, Self.callerDrainLimit)
+    }
+    queue.unlockConsumer(wakingForLeftovers: queue.hasPending)
+  }
+
+  /// Reduces what was queued before a producer's own action; `false`, unlocked, when more is
+  /// left than ``callerDrainLimit``.
+  @usableFromInline @inline(never)
+  func drainBeforeCaller() -> Bool {
+    _ = drainEntry.unsafelyUnwrapped(self, Self.callerDrainLimit)
+    if queue.hasPending {
+      queue.unlockConsumer(wakingForLeftovers: true)
+      return false
+    }
+    return true
   }
 
   /// Pushes `action` (stamped when instrumented) or reports that the store has shut down.
@@ -202,25 +296,50 @@ where R.State: Sendable {
       preconditionFailure("Internal inconsistency: the drain loop started before install()")
     }
     while true {
-      // Bound for the whole batch: the reducer reads the dependencies, and effect tasks copy
-      // both bindings when they start, so that they need not push them again.
-      let reduced = DependencyValues.$_current.withValue(dependencies) {
-        EffectRegistry.currentLocal.withValue(registry) { drainEntry(self, drainBatchLimit) }
+      // A producer reducing on its own thread holds the lock: it takes what it pushes itself,
+      // and parking looks again once it unlocks.
+      if queue.tryLockConsumer() {
+        // Bound for the whole batch: the reducer reads the dependencies, and effect tasks copy
+        // both bindings when they start, so that they need not push them again.
+        let reduced = DependencyValues.$_current.withValue(dependencies) {
+          EffectRegistry.currentLocal.withValue(registry) { drainEntry(self, drainBatchLimit) }
+        }
+        queue.publishConsumed()
+        let head = queue.consumerHead
+        queue.unlockConsumer()
+        if reduced == drainBatchLimit {
+          // Let `send` calls and other jobs waiting for the executor run between batches.
+          await Task.yield()
+          continue
+        }
+        // A producer in the middle of a burst is usually a few nanoseconds behind, while
+        // waking a parked drain loop means scheduling a job on the global executor, during
+        // which the ring can fill and producers spill into the overflow. So look again for a
+        // moment first.
+        if queue.awaitPending(spins: idleSpinLimit, after: head) { continue }
       }
-      if reduced == drainBatchLimit {
-        // Let `send` calls and other jobs waiting for the executor run between batches.
-        await Task.yield()
-        continue
-      }
-      // A producer in the middle of a burst is usually a few nanoseconds behind, while waking a
-      // parked drain loop means scheduling a job on the global executor, during which the ring
-      // can fill and producers spill into the overflow. So look again for a moment first.
-      if queue.awaitPending(spins: idleSpinLimit) { continue }
       guard await queue.park() else { return }
     }
   }
 
-  /// Reduces up to `limit` queued actions; on the store's executor. Returns how many.
+  /// Waits until this task holds the consumer lock; isolated to the store's executor, for
+  /// the callers that must not fail (`send` when the store is busy, `finish`, state reads).
+  ///
+  /// Holders other than the drain loop (which runs on this executor too) are producers on
+  /// their own threads, for a bounded pass: spin a little, then yield, which also lets a
+  /// holder on this very thread (an effect of its pass that awaits the store) go on.
+  @usableFromInline
+  func lockOnExecutor(isolation: isolated StoreIsolation) async {
+    var attempts = 0
+    while !queue.tryLockConsumer() {
+      attempts &+= 1
+      if attempts < 128 { continue }
+      attempts = 0
+      await Task.yield()
+    }
+  }
+
+  /// Reduces up to `limit` queued actions, with the consumer lock held. Returns how many.
   ///
   /// Budget per action without instrumentation, for a reducer that returns `.none`: one pop
   /// (two loads, one store), one reduce call, one check of the effect; no clock read, no
@@ -255,19 +374,38 @@ where R.State: Sendable {
     return reduced
   }
 
-  /// Reduces `action` after everything already queued; on the store's executor.
+  /// `Store.send` when the store is idle: reduces `action` on the caller's thread with the
+  /// consumer lock, after everything already queued; `nil` when the lock is held (the caller
+  /// then waits for it on the store's executor, ``lockOnExecutor(isolation:)``).
+  ///
+  /// Budget as ``enqueueInline(_:)``'s, plus the ``StoreTask`` (no allocation when the
+  /// action started no effect): `spool bench counter-send` against `plain-actor`.
+  @inlinable
+  func trySendOnCaller(_ action: Action) -> StoreTask? {
+    guard reducesOnCaller && queue.tryLockConsumer() else { return nil }
+    let task = sendInline(action)
+    if queue.hasPending {
+      drainAfterCaller(bindingDependencies: true)
+    } else {
+      queue.unlockConsumer()
+    }
+    return task
+  }
+
+  /// Reduces `action` after everything already queued, with the consumer lock held.
   @inlinable
   func sendInline(_ action: Action) -> StoreTask {
     guard !shutdownFlag.load(ordering: .relaxed) else {
       reportSendAfterShutdown(action)
       return StoreTask(tasks: [])
     }
-    // Pushing the store's dependencies costs about 90 ns per send (measured: counter-send
-    // 4.6 M/s with, 7.8 M/s without). When the sender's task already has exactly these
-    // dependencies (the same storage, bit for bit: a store made without `withDependencies:`
-    // and sent to from a task without overrides), the push changes nothing and is skipped.
+    // Pushing the store's dependencies costs a task-local push per send. When the sender's
+    // task already has exactly these dependencies (the same storage, bit for bit: a store
+    // made without `withDependencies:` and sent to from a task without overrides), the push
+    // changes nothing and is skipped.
     if DependencyValues.currentIsIdentical(
-      to: dependencies, defaultIsIdentical: { defaultDependenciesAreIdentical })
+      to: dependencies, key: dependenciesKey,
+      defaultIsIdentical: { defaultDependenciesAreIdentical })
     {
       return sendWithCurrentDependencies(action)
     }
@@ -277,11 +415,16 @@ where R.State: Sendable {
   }
 
   /// Whether a task without a dependencies binding already sees `dependencies`; asked only
-  /// from such a task (`DependencyValues._current` is then the default value). On the store's
-  /// executor.
-  @usableFromInline
+  /// from such a task (`DependencyValues._current` is then the default value). With the
+  /// consumer lock held.
+  @inlinable
   var defaultDependenciesAreIdentical: Bool {
     if let known = defaultIdentity { return known }
+    return learnDefaultIdentity()
+  }
+
+  @usableFromInline
+  func learnDefaultIdentity() -> Bool {
     let known = DependencyValues._current.isIdentical(to: dependencies)
     defaultIdentity = known
     return known
@@ -593,22 +736,52 @@ where R.State: Sendable {
     }
   }
 
-  var currentState: State { statePointer.pointee }
+  func readState(isolation: isolated StoreIsolation) async -> State {
+    if let state = tryReadState() { return state }
+    await lockOnExecutor(isolation: isolation)
+    defer { queue.unlockConsumer() }
+    return statePointer.pointee
+  }
+
+  func tryReadState() -> State? {
+    guard queue.tryLockConsumer() else { return nil }
+    defer { queue.unlockConsumer() }
+    return statePointer.pointee
+  }
 
   func makeStates() -> StoreStates<State> {
-    StoreStates(observers: observers, isolation: isolation) { [self] in statePointer.pointee }
+    StoreStates(observers: observers, isolation: isolation) { [self] isolation in
+      await readState(isolation: isolation)
+    }
   }
 
   func finish(isolation: isolated StoreIsolation) async {
     while true {
+      await lockOnExecutor(isolation: isolation)
       if let drainEntry {
         DependencyValues.$_current.withValue(dependencies) {
           EffectRegistry.currentLocal.withValue(registry) { _ = drainEntry(self, .max) }
         }
       }
-      if registry.count == 0 && !queue.hasPending { return }
+      let done = registry.count == 0 && !queue.hasPending
+      queue.unlockConsumer()
+      if done { return }
       await registry.waitUntilIdle()
     }
+  }
+
+  /// `Store.send` when ``trySendOnCaller(_:)`` found the store busy, or the store runs on an
+  /// executor it was given: on the store's executor, once the lock is free.
+  @inlinable
+  func sendOnExecutor(_ action: Action, isolation: isolated StoreIsolation) async -> StoreTask {
+    await lockOnExecutor(isolation: isolation)
+    let task = sendInline(action)
+    if queue.hasPending {
+      drainAfterCaller(bindingDependencies: true)
+    } else {
+      queue.unlockConsumer()
+    }
+    return task
   }
 
   func shutdown() {

@@ -26,12 +26,14 @@ extension Store {
       fromChildAction: { action($0) }
     )
     let enqueue = enqueueEntry
+    let trySend = trySendEntry
     let send = sendEntry
     return Store<ChildState, ChildAction>(
       core: core,
       parent: self,
       enqueue: { enqueue(action($0)) },
-      send: { send(action($0)) }
+      trySend: { trySend(action($0)) },
+      send: { await send(action($0)) }
     )
   }
 }
@@ -56,7 +58,11 @@ final class ScopedCore<
 
   var isolation: StoreIsolation { parent.isolation }
 
-  var currentState: State { toChildState(parent.currentState) }
+  func readState(isolation: isolated StoreIsolation) async -> State {
+    toChildState(await parent.readState(isolation: isolation))
+  }
+
+  func tryReadState() -> State? { parent.tryReadState().map(toChildState) }
 
   func makeStates() -> StoreStates<State> { parent.makeStates().map(toChildState) }
 

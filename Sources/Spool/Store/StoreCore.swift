@@ -11,8 +11,12 @@ protocol StoreCore<State, Action>: AnyObject, Sendable {
   /// The serial executor of the store tree.
   var isolation: StoreIsolation { get }
 
-  /// The current state; on the store's executor.
-  var currentState: State { get }
+  /// The current state, read with the root's consumer lock: taken at once when it is free,
+  /// else waited for on the store's executor.
+  func readState(isolation: isolated StoreIsolation) async -> State
+
+  /// The current state if the root's consumer lock is free now, `nil` otherwise; any thread.
+  func tryReadState() -> State?
 
   /// A new coalescing sequence of state snapshots; any thread.
   func makeStates() -> StoreStates<State>

@@ -20,25 +20,19 @@ public struct StoreStates<State: Sendable>: AsyncSequence, Sendable {
   init(
     observers: StateObservers<State>,
     isolation: StoreIsolation,
-    current: @escaping @Sendable () -> State
+    current: @escaping @Sendable (isolated StoreIsolation) async -> State
   ) {
     subscribe = {
       let observer = StateObserver<State>()
       observers.add(observer)
       return Iterator(observer: observer, observers: observers) {
-        await Self.read(current, isolation: isolation)
+        await current(isolation)
       }
     }
   }
 
   private init(subscribe: @escaping @Sendable () -> Iterator) {
     self.subscribe = subscribe
-  }
-
-  private static func read(
-    _ current: @Sendable () -> State, isolation: isolated StoreIsolation
-  ) -> State {
-    current()
   }
 
   public func makeAsyncIterator() -> Iterator {
