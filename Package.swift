@@ -63,10 +63,13 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
+    // sched_getaffinity and pthread_setaffinity_np, for the cross-core round trip that reports
+    // carry (SpoolProfiling's Environment/CrossCoreLatency.swift).
+    .target(name: "CSpoolAffinity"),
     .target(
       name: "SpoolProfiling",
       dependencies: [
-        "Spool",
+        "Spool", "CSpoolAffinity",
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]
     ),

@@ -4,16 +4,20 @@ import SpoolProfiling
 import SpoolWorkloads
 
 /// `spool bench [WORKLOAD…] [--actions N] [--producers P] [--profile] [--rounds R]
-/// [--duration D] [--output DIR] [--format table|json]`.
+/// [--duration D] [--output DIR | --reference] [--format table|json]`.
 ///
-/// Runs the named workloads (the standard set when none is named), each beside its baselines
-/// measured in the same run, in three rounds by default (Spool's median and the median of the
-/// rounds' ratios are reported, with every round's figures); shows a progress bar on standard
-/// error when it is a terminal; writes one report per workload to
-/// `DIR/<workload>-<date>.json`; prints a summary table, or
-/// with `--format json` the whole report as JSON, on standard output. Exit status: 0, 1 when
-/// a workload failed its checks (lost actions, effects left running), a soak's timeline was
-/// not flat (its report is written first), or a report could not be written.
+/// Measures the machine's cross-core round trip first (it goes into each report's
+/// environment), then runs the named workloads (the standard set when none is named), each
+/// beside its baselines measured in the same run, in three rounds by default (Spool's median
+/// and the median of the rounds' ratios are reported, with every round's figures); shows a
+/// progress bar on standard error when it is a terminal; writes one report per workload to
+/// `DIR/<workload>-<UTC timestamp>.json` (`DIR` is `spool-reports` by default; a file is never
+/// replaced: a name that exists gets `-2`, `-3`, …), or with `--reference` to
+/// `Profiles/<workload>.json`, replacing the committed reference reports; prints a summary
+/// table, or with `--format json` the whole report as JSON, on standard output. The folder is
+/// checked before anything runs. Exit status: 0, 1 when a workload failed its checks (lost
+/// actions, effects left running), a soak's timeline was not flat (its report is written
+/// first), or the folder or a report could not be written.
 struct Bench: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run Spool's high-volume workloads beside their baselines and write reports.",
@@ -25,7 +29,9 @@ struct Bench: AsyncParsableCommand {
       runs --rounds times (Spool, then its baselines, each round); a ratio is the median of the \
       rounds' ratios, and the summary shows the rounds' ratios beside it. Compare figures \
       within one run only. soak runs only when named, for --duration, and fails when memory \
-      or latency grew; file-io-cold (reads past the page cache) runs only when named.
+      or latency grew; file-io-cold (reads past the page cache) runs only when named. \
+      Reports go to spool-reports/ (or --output DIR) under new, timestamped names, never \
+      replacing a file; --reference writes the committed Profiles/<workload>.json instead.
       """
   )
 
@@ -47,8 +53,18 @@ struct Bench: AsyncParsableCommand {
   @Option(help: "How long soak runs: 500ms, 60s, 2m, 1h or plain seconds (default 60s).")
   var duration: String?
 
-  @Option(name: .shortAndLong, help: "Directory the reports are written to.")
-  var output = "Profiles"
+  @Option(
+    name: .shortAndLong,
+    help: ArgumentHelp(
+      "Folder the reports are written to, as <workload>-<UTC timestamp>.json; never "
+        + "replaces a file (default: \(ReportFolder.defaultPath))."))
+  var output: String?
+
+  @Flag(
+    help: ArgumentHelp(
+      "Write the committed reference reports instead: \(ReportFolder.referencePath)/"
+        + "<workload>.json, replacing them. Run from the repository's root."))
+  var reference = false
 
   @Option(help: "What standard output gets: table (a summary) or json (the report).")
   var format: BenchOutputFormat = .table
@@ -65,6 +81,12 @@ struct Bench: AsyncParsableCommand {
     if let actions, actions < 1 { throw ValidationError("--actions must be at least 1") }
     if producers < 1 { throw ValidationError("--producers must be at least 1") }
     if rounds < 1 { throw ValidationError("--rounds must be at least 1") }
+    if reference, let output {
+      throw ValidationError(
+        "--reference writes \(ReportFolder.referencePath)/<workload>.json and cannot be "
+          + "combined with --output \(output)")
+    }
+    if output?.isEmpty == true { throw ValidationError("--output needs a folder") }
     if let duration {
       do {
         _ = try WorkloadDuration(parsing: duration)
@@ -82,8 +104,9 @@ struct Bench: AsyncParsableCommand {
 
   func run() async throws {
     if list {
+      let width = (Workload.all.map(\.name.count).max() ?? 0) + 2
       for workload in Workload.all {
-        let name = workload.name.padding(toLength: 14, withPad: " ", startingAt: 0)
+        let name = workload.name.padding(toLength: width, withPad: " ", startingAt: 0)
         let volume = workload.isStandard
           ? "default \(workload.defaultActions)"
           : "only when named; --duration 60s, windows of \(workload.defaultActions)"
@@ -91,6 +114,9 @@ struct Bench: AsyncParsableCommand {
       }
       return
     }
+    let folder = try preparedFolder()
+    // Before any workload: the round trip is the machine's, not the machine after a run.
+    let environment = ReportEnvironment.current(measuringCrossCoreLatency: true)
     let selected = workloads.isEmpty
       ? Workload.standard : workloads.compactMap { Workload.named($0) }
     let options = WorkloadOptions(
@@ -109,10 +135,10 @@ struct Bench: AsyncParsableCommand {
       throw ExitCode.failure
     }
     await bar?.stop()
-    let report = SpoolProfiling.Report(environment: .current(), workloads: reports)
+    let report = SpoolProfiling.Report(environment: environment, workloads: reports)
     let paths: [String]
     do {
-      paths = try write(report)
+      paths = try folder.write(report)
     } catch {
       FileHandle.standardError.write(Data("error: \(error)\n".utf8))
       throw ExitCode.failure
@@ -135,22 +161,32 @@ struct Bench: AsyncParsableCommand {
     if !grown.isEmpty { throw ExitCode.failure }
   }
 
-  /// Writes one report per workload, `DIR/<workload>-<yyyy-MM-dd>.json`; returns the paths.
-  private func write(_ report: SpoolProfiling.Report) throws -> [String] {
-    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyy-MM-dd"
-    let date = formatter.string(from: report.environment.date)
-    var paths: [String] = []
-    for workload in report.workloads {
-      let path = (output as NSString).appendingPathComponent("\(workload.name)-\(date).json")
-      try SpoolProfiling.Report(environment: report.environment, workloads: [workload])
-        .write(to: path, format: .json)
-      paths.append(path)
+  /// The folder the reports go to, created if needed and checked for writing before anything
+  /// runs, so that an unwritable folder costs no run; a one-line error and exit status 1 when
+  /// it cannot be used.
+  private func preparedFolder() throws -> ReportFolder {
+    let folder = reference
+      ? ReportFolder(path: ReportFolder.referencePath, naming: .reference)
+      : ReportFolder(path: output ?? ReportFolder.defaultPath, naming: .timestamped)
+    var isFolder: ObjCBool = false
+    if reference,
+      !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder)
+        || !isFolder.boolValue
+    {
+      // Creating it would put reference reports wherever the command happened to run.
+      FileHandle.standardError.write(
+        Data(
+          ("error: no \(folder.path)/ folder here; --reference replaces the repository's "
+            + "reference reports: run it from the repository's root\n").utf8))
+      throw ExitCode.failure
     }
-    return paths
+    do {
+      try folder.prepare()
+    } catch {
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode.failure
+    }
+    return folder
   }
 }
 

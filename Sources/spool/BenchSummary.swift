@@ -1,11 +1,13 @@
 import Foundation
 import SpoolProfiling
 
-/// The table `spool bench` prints at the end: per workload, Spool's throughput and memory,
-/// then each baseline's throughput and Spool's throughput divided by it.
+/// The table `spool bench` prints at the end: the machine (the header of `spool report`'s
+/// table: host, cores, toolchain, processor and its cross-core round trip), then per workload,
+/// Spool's throughput and memory, then each baseline's throughput and Spool's throughput
+/// divided by it.
 enum BenchSummary {
   static func text(_ report: SpoolProfiling.Report) -> String {
-    var lines: [String] = []
+    var lines = report.environment.headerLines() + [""]
     for workload in report.workloads {
       var head = "\(workload.name): \(workload.actions) in "
         + String(format: "%.3f s", workload.durationSeconds)

@@ -83,4 +83,58 @@ import Testing
     #expect(table.output.contains("timeline: 12 samples every 1.00s · flat"))
     #expect(try run(["compare", path, path]).status == 0)
   }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func listAlignsTheSummariesPastTheLongestName() throws {
+    let result = try run(["bench", "--list"])
+    #expect(result.status == 0)
+    let lines = result.output.split(separator: "\n")
+    let width = lines.map { $0.prefix { $0 != " " }.count }.max() ?? 0
+    #expect(width == "instrumentation".count)
+    for line in lines {
+      // Every summary starts in the same column, at least two spaces after its name.
+      let name = line.prefix { $0 != " " }
+      #expect(line.dropFirst(name.count).prefix(width + 2 - name.count).allSatisfy { $0 == " " })
+      #expect(line.dropFirst(width + 2).first != " ", "\(line)")
+    }
+  }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func referenceAndOutputTogetherAreRefused() throws {
+    let result = try run(["bench", "counter", "--reference", "--output", "elsewhere"])
+    #expect(result.status == 64)
+    #expect(
+      result.error.contains(
+        "--reference writes Profiles/<workload>.json and cannot be combined with --output"))
+  }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func anUnusableOutputFolderFailsBeforeAnyRun() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = try directory.write("", to: "file")
+    let result = try run(["bench", "counter", "--output", file + "/reports"])
+    #expect(result.status == 1)
+    #expect(result.error == "error: \(file)/reports: mkdir failed: Not a directory (errno 20)\n")
+    #expect(result.output.isEmpty)
+  }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func compareWarnsAboutDifferentMachines() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let base = directory.file("base.json")
+    try Fixtures.report().write(to: base, format: .json)
+    var other = Fixtures.report()
+    other.environment.cpuModel = "Other CPU"
+    let new = directory.file("new.json")
+    try other.write(to: new, format: .json)
+    let result = try run(["compare", base, new])
+    #expect(result.status == 0)
+    #expect(
+      result.output.hasPrefix(
+        "warning: the reports come from different machines: CPU 'Test CPU @ 3.00GHz' vs "
+          + "'Other CPU'; their ratios are not comparable\n"))
+    #expect(!(try run(["compare", base, base])).output.contains("warning"))
+  }
 }

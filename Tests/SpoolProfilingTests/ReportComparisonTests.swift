@@ -58,4 +58,53 @@ import Testing
       comparison.unmatched == ["only in base: counter/child(.row(.toggle))", "only in new: echo"])
     #expect(!comparison.hasRegressions)
   }
+
+  private func report(_ change: (inout ReportEnvironment) -> Void) -> Report {
+    var report = Fixtures.report()
+    change(&report.environment)
+    return report
+  }
+
+  @Test func reportsFromDifferentMachinesAreWarnedAbout() {
+    let other = report {
+      $0.cpuModel = "Other CPU"
+      $0.cores = 8
+      $0.allowedCores = 8
+      $0.crossCoreRoundTripNanoseconds = 400
+    }
+    let comparison = ReportComparison(base: Fixtures.report(), new: other, threshold: threshold)
+    #expect(
+      comparison.machineDifferences == [
+        "CPU 'Test CPU @ 3.00GHz' vs 'Other CPU'", "cores 2 vs 8", "cores allowed 2 vs 8",
+        "cross-core round trip 180ns vs 400ns",
+      ])
+    #expect(
+      comparison.text().hasPrefix(
+        "warning: the reports come from different machines: CPU 'Test CPU @ 3.00GHz' vs "
+          + "'Other CPU', cores 2 vs 8, cores allowed 2 vs 8, cross-core round trip 180ns vs "
+          + "400ns; their ratios are not comparable\n"))
+    // A warning, not a regression: the exit status does not change.
+    #expect(!comparison.hasRegressions)
+  }
+
+  @Test func aRoundTripWithin25PercentIsTheSameMachine() {
+    for (roundTrip, differs) in [(225.0, false), (144.5, false), (226.0, true), (144.0, true)] {
+      let new = report { $0.crossCoreRoundTripNanoseconds = roundTrip }
+      let comparison = ReportComparison(base: Fixtures.report(), new: new, threshold: threshold)
+      #expect(comparison.machineDifferences.isEmpty != differs, "\(roundTrip)")
+    }
+  }
+
+  @Test func aFigureOnlyOneReportHasIsNotADifference() {
+    let old = report {
+      $0.cpuModel = nil
+      $0.allowedCores = nil
+      $0.crossCoreRoundTripNanoseconds = nil
+    }
+    for (base, new) in [(old, Fixtures.report()), (Fixtures.report(), old)] {
+      let comparison = ReportComparison(base: base, new: new, threshold: threshold)
+      #expect(comparison.machineDifferences.isEmpty)
+      #expect(!comparison.text().contains("warning"))
+    }
+  }
 }

@@ -1,6 +1,13 @@
 import Foundation
-import SpoolProfiling
 import Testing
+
+@testable import SpoolProfiling
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 @Suite struct ReportEnvironmentTests {
   @Test func theCurrentEnvironmentIsPlausible() {
@@ -14,6 +21,118 @@ import Testing
     }
     #expect(environment.date.timeIntervalSince1970.rounded(.down)
       == environment.date.timeIntervalSince1970)
+    let allowed = environment.allowedCores ?? 0
+    #expect(allowed >= 1 && allowed <= environment.cores)
+    // Cheap by default: the round trip is only measured when asked for.
+    #expect(environment.crossCoreRoundTripNanoseconds == nil)
+    if let model = environment.cpuModel {
+      #expect(!model.isEmpty && !model.contains("\n"))
+      #expect(model.trimmingCharacters(in: .whitespaces) == model)
+    }
+  }
+
+  @Test func theCPUModelIsTheFirstModelNameLine() {
+    let x86 = """
+      processor\t: 0
+      vendor_id\t: AuthenticAMD
+      model\t\t: 1
+      model name\t: AMD EPYC 7B13 64-Core Processor\t
+      flags\t\t: fpu vme
+
+      processor\t: 1
+      model name\t: Another CPU
+      """
+    #expect(ReportEnvironment.cpuModel(inCPUInfo: x86) == "AMD EPYC 7B13 64-Core Processor")
+    // AArch64 kernels print no model name.
+    let arm = "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n"
+    #expect(ReportEnvironment.cpuModel(inCPUInfo: arm) == nil)
+    #expect(ReportEnvironment.cpuModel(inCPUInfo: "model name\t:   \n") == nil)
+    #expect(ReportEnvironment.cpuModel(inCPUInfo: "") == nil)
+  }
+
+  @Test(.enabled(if: (CrossCoreLatency.allowedCPUs()?.count ?? 0) >= 2))
+  func theCrossCoreRoundTripIsMeasuredQuickly() throws {
+    let start = ContinuousClock.now
+    let environment = ReportEnvironment.current(measuringCrossCoreLatency: true)
+    let elapsed = ContinuousClock.now - start
+    let nanoseconds = try #require(environment.crossCoreRoundTripNanoseconds)
+    // From a few nanoseconds (two hyperthreads of one core) to microseconds (a busy VM).
+    #expect(nanoseconds > 1 && nanoseconds < 100_000)
+    // git rev-parse is in there too; the measurement itself is bounded well under this.
+    #expect(elapsed < .seconds(2))
+    #expect(environment.headerLines().last?.contains("cross-core round trip ") == true)
+  }
+
+  @Test func withOneCoreAllowedThereIsNoRoundTrip() throws {
+    let cpu = try #require(CrossCoreLatency.allowedCPUs()?.first)
+    // Written by the pinned thread; read after pthread_join, which orders the two.
+    final class Outcome {
+      var pinned = false
+      var environment: ReportEnvironment?
+    }
+    let outcome = Outcome()
+    let thread = try #require(
+      CrossCoreLatency.startThread {
+        outcome.pinned = CrossCoreLatency.pinCurrentThread(to: cpu)
+        outcome.environment = .current(measuringCrossCoreLatency: true)
+      })
+    pthread_join(thread, nil)
+    #expect(outcome.pinned)
+    let environment = try #require(outcome.environment)
+    #expect(environment.allowedCores == 1)
+    #expect(environment.crossCoreRoundTripNanoseconds == nil)
+    let header = environment.headerLines()
+    #expect(header.last?.hasSuffix("cross-core round trip n/a (one core allowed)") == true)
+    if environment.cores > 1 {
+      #expect(header[0].contains("· \(environment.cores) cores (1 allowed) ·"))
+    }
+  }
+
+  @Test func theHeaderNamesTheProcessorAndItsRoundTrip() {
+    #expect(
+      Fixtures.environment.headerLines() == [
+        "test-host · 2 cores · Linux 6.8.0-test · Swift 6.3.1 release · abababababab · "
+          + "2025-06-15T15:06:40Z",
+        "Test CPU @ 3.00GHz · cross-core round trip 180ns",
+      ])
+    var old = Fixtures.environment
+    old.cpuModel = nil
+    old.allowedCores = nil
+    old.crossCoreRoundTripNanoseconds = nil
+    // A report from before the fields: the header it always had, and nothing claimed.
+    #expect(old.headerLines().count == 1)
+    let table = String(decoding: Fixtures.report().rendered(as: .table), as: UTF8.self)
+    #expect(table.hasPrefix(Fixtures.environment.headerLines().joined(separator: "\n") + "\n\n"))
+  }
+
+  @Test func aReportWithoutTheProcessorFieldsStillLoads() throws {
+    let old = """
+      {"schemaVersion": 1, "environment": {"hostName": "h", "cores": 2, "kernel": "Linux 6",
+       "swiftVersion": "6.3", "buildConfiguration": "release", "date": "2026-11-22T08:00:00Z"},
+       "workloads": []}
+      """
+    let report = try Report.decode(Array(old.utf8), path: "old.json")
+    #expect(report.environment.cpuModel == nil)
+    #expect(report.environment.allowedCores == nil)
+    #expect(report.environment.crossCoreRoundTripNanoseconds == nil)
+    // Written again, it still has none of them: absent, not null.
+    let text = String(decoding: report.rendered(as: .json), as: UTF8.self)
+    for key in ["cpuModel", "allowedCores", "crossCoreRoundTripNanoseconds"] {
+      #expect(!text.contains(key))
+    }
+  }
+
+  @Test func aReportWithTheProcessorFieldsRoundTrips() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("new.json")
+    try Fixtures.report().write(to: path, format: .json)
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(text.contains(#""cpuModel" : "Test CPU @ 3.00GHz""#))
+    #expect(text.contains(#""crossCoreRoundTripNanoseconds" : 180.5"#))
+    let loaded = try Report.load(from: path)
+    #expect(loaded == Fixtures.report())
+    #expect(loaded.environment.allowedCores == 2)
   }
 
   @Test func peakResidentSizeIsKnown() throws {

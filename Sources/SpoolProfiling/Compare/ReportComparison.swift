@@ -7,6 +7,10 @@ import Foundation
 /// never counted as a regression. A ratio is new / base. Latency regresses when its ratio is
 /// above `1 + threshold`; throughput when its ratio is below `1 - threshold`.
 ///
+/// Ratios of reports made on different machines measure the machines as much as the code:
+/// ``machineDifferences`` lists what tells the two apart (processor model, cores, cross-core
+/// round trip), and ``text()`` then begins with a warning.
+///
 /// ```swift
 /// let comparison = ReportComparison(
 ///   base: try Report.load(from: "base.json"), new: try Report.load(from: "new.json"),
@@ -38,6 +42,9 @@ public struct ReportComparison: Sendable, Equatable {
   public var unmatched: [String]
   /// The threshold used.
   public var threshold: RegressionThreshold
+  /// What tells the two reports' machines apart, `base vs new`: `cores 2 vs 4`; empty when
+  /// they look alike (see ``ReportEnvironment``'s processor fields).
+  public var machineDifferences: [String]
 
   /// Whether any row is a regression.
   public var hasRegressions: Bool { rows.contains(where: \.isRegression) }
@@ -51,6 +58,7 @@ public struct ReportComparison: Sendable, Equatable {
     self.threshold = threshold
     rows = []
     unmatched = []
+    machineDifferences = base.environment.machineDifferences(from: new.environment)
     let newWorkloads = Dictionary(new.workloads.map { ($0.name, $0) }) { first, _ in first }
     let baseNames = Set(base.workloads.map(\.name))
     for baseWorkload in base.workloads {
@@ -107,7 +115,8 @@ public struct ReportComparison: Sendable, Equatable {
       isRegression: isRegression)
   }
 
-  /// The comparison as a terminal table, regressions marked `REGRESSION`, then a verdict line.
+  /// The comparison as a terminal table, regressions marked `REGRESSION`, then a verdict line;
+  /// first a warning line when the reports come from different machines.
   ///
   /// ```swift
   /// print(comparison.text())
@@ -127,6 +136,12 @@ public struct ReportComparison: Sendable, Equatable {
         ]
       }, textColumns: 2)
     lines.append(contentsOf: unmatched)
+    if !machineDifferences.isEmpty {
+      lines.insert(
+        "warning: the reports come from different machines: "
+          + machineDifferences.joined(separator: ", ") + "; their ratios are not comparable",
+        at: 0)
+    }
     let count = rows.filter(\.isRegression).count
     lines.append(
       count == 0

@@ -7,20 +7,80 @@ import Foundation
 #endif
 
 extension ReportEnvironment {
-  /// The environment of this process: host, cores, kernel, compiler, build configuration, and
-  /// the git commit of the working directory.
+  /// The environment of this process: host, cores, processor, kernel, compiler, build
+  /// configuration, and the git commit of the working directory; with
+  /// `measuringCrossCoreLatency`, also the cross-core round trip.
   ///
-  /// Nothing here fails: a value that cannot be found is `"unknown"` (or `nil` for the commit,
-  /// when `git` is missing or the directory is not a checkout).
+  /// Nothing here fails: a value that cannot be found is `"unknown"` (or `nil` for the
+  /// optional fields: the commit when `git` is missing or the directory is not a checkout, the
+  /// processor model when `/proc/cpuinfo` names none).
+  ///
+  /// Without `measuringCrossCoreLatency` this is cheap (a few files read, `git rev-parse`).
+  /// With it, two threads bounce a cache line between two CPUs for up to a few hundred
+  /// milliseconds first (see ``crossCoreRoundTripNanoseconds``); `spool bench` asks for it
+  /// before it runs any workload.
+  ///
+  /// - Parameters:
+  ///   - date: The report's date; truncated to whole seconds.
+  ///   - measuringCrossCoreLatency: Whether to measure ``crossCoreRoundTripNanoseconds``;
+  ///     without it, the field is `nil`.
   ///
   /// ```swift
   /// let report = Report(environment: .current(), workloads: workloads)
+  /// let measured = ReportEnvironment.current(measuringCrossCoreLatency: true)
   /// ```
-  public static func current(date: Date = Date()) -> ReportEnvironment {
+  public static func current(
+    date: Date = Date(), measuringCrossCoreLatency: Bool = false
+  ) -> ReportEnvironment {
     ReportEnvironment(
       hostName: hostName(), cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))),
       kernel: kernel(), swiftVersion: swiftVersion, buildConfiguration: buildConfiguration,
-      gitCommit: gitCommit(), date: date)
+      gitCommit: gitCommit(), date: date, cpuModel: cpuModel(),
+      allowedCores: CrossCoreLatency.allowedCPUs()?.count,
+      crossCoreRoundTripNanoseconds: measuringCrossCoreLatency ? CrossCoreLatency.measure() : nil)
+  }
+
+  /// The first `model name` of `/proc/cpuinfo`, or `nil` when the file cannot be read or has
+  /// no such line.
+  static func cpuModel() -> String? {
+    // The first processor's block comes first; 64 KiB holds it on any machine.
+    guard let text = readPrefix(of: "/proc/cpuinfo", upTo: 64 << 10) else { return nil }
+    return cpuModel(inCPUInfo: text)
+  }
+
+  /// The value of the first `model name` line of `/proc/cpuinfo`'s text, trimmed; `nil` when
+  /// there is none or it is empty.
+  static func cpuModel(inCPUInfo text: String) -> String? {
+    for line in text.split(whereSeparator: \.isNewline) {
+      guard let colon = line.firstIndex(of: ":"),
+        line[..<colon].trimmingCharacters(in: .whitespaces) == "model name"
+      else { continue }
+      let model = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      return model.isEmpty ? nil : model
+    }
+    return nil
+  }
+
+  /// Up to `limit` bytes of a file read with POSIX calls: files under `/proc` report a size of
+  /// 0, so the size cannot tell how much to read.
+  private static func readPrefix(of path: String, upTo limit: Int) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: limit)
+    var count = 0
+    while count < limit {
+      let read = bytes.withUnsafeMutableBytes {
+        Glibc.read(descriptor, $0.baseAddress! + count, limit - count)
+      }
+      if read < 0, errno == EINTR { continue }
+      guard read > 0 else {
+        if read < 0 { return nil }
+        break
+      }
+      count += read
+    }
+    return String(decoding: bytes.prefix(count), as: UTF8.self)
   }
 
   /// `debug` or `release`, as SpoolProfiling was compiled.

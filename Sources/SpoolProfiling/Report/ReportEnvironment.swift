@@ -2,6 +2,10 @@ import Foundation
 
 /// Where and how a report was made: machine, kernel, toolchain, build and commit.
 ///
+/// The processor fields (``cpuModel``, ``allowedCores``, ``crossCoreRoundTripNanoseconds``)
+/// are optional: reports written before they existed have none of them, and the round trip is
+/// only measured when asked for (see ``current(date:measuringCrossCoreLatency:)``).
+///
 /// ```swift
 /// let environment = ReportEnvironment.current()
 /// print(environment.hostName, environment.cores, environment.kernel)
@@ -19,8 +23,19 @@ public struct ReportEnvironment: Codable, Sendable, Equatable {
   public var buildConfiguration: String
   /// `git rev-parse HEAD` of the working directory, when it is a git checkout.
   public var gitCommit: String?
-  /// When the report was made, to the second (JSON keeps ISO 8601 seconds).
+  /// When the report was made, to the second (JSON keeps ISO 8601 seconds); for
+  /// `spool bench`, when the run started.
   public var date: Date
+  /// The processor: the first `model name` of `/proc/cpuinfo`, `AMD EPYC 7B13`; `nil` when
+  /// unreadable (or on processors whose kernel prints no such line) and in older reports.
+  public var cpuModel: String?
+  /// CPUs the process may run on: those of its affinity mask (`sched_getaffinity`), fewer than
+  /// ``cores`` under `taskset` or a container's CPU set; `nil` in older reports.
+  public var allowedCores: Int?
+  /// The median time for one cache line to go to another core and back, in nanoseconds,
+  /// measured by two threads pinned to two allowed CPUs; `nil` when not measured, when fewer
+  /// than two CPUs are allowed, and in older reports.
+  public var crossCoreRoundTripNanoseconds: Double?
 
   /// Creates an environment from known values; `date` is truncated to whole seconds so that
   /// the model reads back from JSON unchanged.
@@ -28,12 +43,14 @@ public struct ReportEnvironment: Codable, Sendable, Equatable {
   /// ```swift
   /// let environment = ReportEnvironment(
   ///   hostName: "ci-1", cores: 2, kernel: "Linux 6.8.0", swiftVersion: "6.3.1",
-  ///   buildConfiguration: "release", gitCommit: nil, date: Date()
+  ///   buildConfiguration: "release", gitCommit: nil, date: Date(),
+  ///   cpuModel: "AMD EPYC 7B13", allowedCores: 2, crossCoreRoundTripNanoseconds: 180
   /// )
   /// ```
   public init(
     hostName: String, cores: Int, kernel: String, swiftVersion: String,
-    buildConfiguration: String, gitCommit: String?, date: Date
+    buildConfiguration: String, gitCommit: String?, date: Date, cpuModel: String? = nil,
+    allowedCores: Int? = nil, crossCoreRoundTripNanoseconds: Double? = nil
   ) {
     self.hostName = hostName
     self.cores = cores
@@ -42,5 +59,8 @@ public struct ReportEnvironment: Codable, Sendable, Equatable {
     self.buildConfiguration = buildConfiguration
     self.gitCommit = gitCommit
     self.date = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+    self.cpuModel = cpuModel
+    self.allowedCores = allowedCores
+    self.crossCoreRoundTripNanoseconds = crossCoreRoundTripNanoseconds
   }
 }

@@ -1,16 +1,11 @@
 import Foundation
 
 extension Report {
-  /// The terminal table: environment, then per workload its figures, baselines, the latency
-  /// of each action case (queue wait and reduce) and the effects.
+  /// The terminal table: environment (``ReportEnvironment/headerLines()``), then per workload
+  /// its figures, baselines, the latency of each action case (queue wait and reduce) and the
+  /// effects.
   func tableText() -> String {
-    let environment = self.environment
-    var lines: [String] = []
-    lines.append(
-      "\(environment.hostName) · \(environment.cores) cores · \(environment.kernel) · "
-        + "Swift \(environment.swiftVersion) \(environment.buildConfiguration)"
-        + (environment.gitCommit.map { " · \($0.prefix(12))" } ?? "")
-        + " · \(environment.date.formatted(.iso8601))")
+    var lines = environment.headerLines()
     for workload in workloads {
       lines.append("")
       lines.append(contentsOf: Self.lines(for: workload))
