@@ -8,8 +8,14 @@ extension TestStore {
   /// same check runs when the test store is released, so `finish` is needed only to check
   /// before the end of the test, or at a line of your choosing.
   ///
-  /// - Parameter timeout: How long to wait for effects working off the test store's executor;
-  ///   the store's ``timeout`` if `nil`.
+  /// - Parameters:
+  ///   - timeout: How long to wait for effects working off the test store's executor; the
+  ///     store's ``timeout`` if `nil`.
+  ///   - fileID: The file ID of the place where this step reports its failures; the
+  ///     caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// await store.send(.stopButtonTapped) { $0.isTimerOn = false }
@@ -30,7 +36,13 @@ extension TestStore {
 
   /// Drops the actions that effects sent and the test has not received.
   ///
-  /// - Parameter strict: Whether to fail when there is no action to skip.
+  /// - Parameters:
+  ///   - strict: Whether to fail when there is no action to skip.
+  ///   - fileID: The file ID of the place where this step reports its failures; the
+  ///     caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// await store.send(.onAppear)
@@ -57,7 +69,13 @@ extension TestStore {
 
   /// Cancels the effects in flight, lets them unwind, and stops tracking them.
   ///
-  /// - Parameter strict: Whether to fail when no effect is in flight.
+  /// - Parameters:
+  ///   - strict: Whether to fail when no effect is in flight.
+  ///   - fileID: The file ID of the place where this step reports its failures; the
+  ///     caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// await store.send(.onAppear)  // starts a long-living effect

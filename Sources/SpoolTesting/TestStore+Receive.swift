@@ -15,6 +15,11 @@ extension TestStore where Action: Equatable {
   ///     store's ``timeout`` if `nil`.
   ///   - updateStateToExpectedResult: Changes the state before the action into the state the
   ///     test expects after it; `nil` if the state must not change.
+  ///   - fileID: The file ID of the place where this step reports its failures; the
+  ///     caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// await store.send(.factButtonTapped) { $0.isLoading = true }

@@ -42,7 +42,7 @@ import Spool
 ///
 /// ## Design
 ///
-/// The test store does not wrap a ``Store``. It holds the state and the reducer itself and
+/// The test store does not wrap a `Store`. It holds the state and the reducer itself and
 /// reduces each action synchronously in the test's task, recording the state before and after
 /// each action that an effect sent, so that `receive` can check the change that action made.
 /// Effects go through Spool's own effect machinery (the `package` `EffectStarter`: the same
@@ -130,6 +130,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   ///   - initialState: The state to start from.
   ///   - reducer: The feature's reducer, built in a trailing closure as in TCA.
   ///   - prepareDependencies: Overrides dependencies for the reducer and its effects.
+  ///   - fileID: The file ID of the place where failures found at the end of the test (effects
+  ///     still running, actions not received) are reported; the caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// let clock = TestClock()

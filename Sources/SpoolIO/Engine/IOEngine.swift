@@ -11,7 +11,7 @@ import Synchronization
 /// An engine owns one backend: an io_uring ring driven by its own event-loop thread, or, where
 /// io_uring cannot be set up, a pool of threads making the same operations as blocking calls.
 /// Both give every operation the same semantics: it suspends the calling task, a cancelled task
-/// cancels the operation and gets `CancellationError`, and a failure is an ``IOError``. (One
+/// cancels the operation and gets `CancellationError`, and a failure is an `IOError`. (One
 /// exception to the suspension: on io_uring, a small read that the page cache serves whole
 /// returns at once, see ``IOFile/read(upTo:at:)``.)
 ///
@@ -91,7 +91,7 @@ public final class IOEngine: Sendable {
   ///   - backend: Which backend to use; `.automatic` honours `SPOOL_IO_BACKEND=threads`.
   ///   - ringEntries: Submission-queue entries of the ring (the kernel rounds up to a power of
   ///     two). Operations beyond it wait for room; none is dropped.
-  /// - Throws: ``IOError`` when the requested backend cannot start (`.ioUring` on a kernel
+  /// - Throws: `IOError` when the requested backend cannot start (`.ioUring` on a kernel
   ///   without io_uring, for example).
   ///
   /// ```swift
@@ -164,9 +164,9 @@ public final class IOEngine: Sendable {
     }
   }
 
-  /// Stops the engine: operations in flight are cancelled (their tasks get
-  /// `CancellationError`), later ones fail with `ECANCELED`; returns when the backend's threads
-  /// have released the ring and their descriptors.
+  /// Stops the engine: operations in flight end, and later ones fail, with an `IOError`
+  /// whose errno is `ECANCELED` (a task that was itself cancelled gets `CancellationError`);
+  /// returns when the backend's threads have released the ring and their descriptors.
   ///
   /// ```swift
   /// let engine = try IOEngine()

@@ -10,7 +10,7 @@ import Synchronization
 /// An open file whose operations run on an ``IOEngine``.
 ///
 /// Every operation suspends the calling task without blocking a cooperative thread, is
-/// cancellable (the task gets `CancellationError`), and throws ``IOError`` naming the operation
+/// cancellable (the task gets `CancellationError`), and throws `IOError` naming the operation
 /// and the path or descriptor. Close the file with ``close()``; a file released without it is
 /// closed synchronously in `deinit`. Operations after `close()` throw `EBADF` without reaching
 /// the kernel, so they can never touch a descriptor number the process reused.
@@ -113,7 +113,7 @@ public final class IOFile: Sendable {
   ///   - options: `O_*` flags; `.read` by default.
   ///   - permissions: Mode bits for a file that `.create` creates.
   ///   - engine: The engine that runs the file's operations.
-  /// - Throws: ``IOError`` (`open("/nope"): No such file or directory (ENOENT)`), or
+  /// - Throws: `IOError` (`open("/nope"): No such file or directory (ENOENT)`), or
   ///   `CancellationError`.
   ///
   /// ```swift
@@ -143,9 +143,9 @@ public final class IOFile: Sendable {
   /// `RWF_NOWAIT`, which never waits for the device), and returns without suspending when that
   /// was all of it or the end of the file; only the rest goes to the ring. For a cached
   /// 4 KiB block that is one system call instead of a continuation, a ring entry and the
-  /// task's resumption: see ``IOBenchmarks`` for the figures.
+  /// task's resumption: see `IOBenchmarks` (in SpoolIO's sources) for the figures.
   ///
-  /// - Throws: ``IOError`` naming `read` and the descriptor (`ENOMEM`, `EIO`, `EISDIR`, ...;
+  /// - Throws: `IOError` naming `read` and the descriptor (`ENOMEM`, `EIO`, `EISDIR`, ...;
   ///   `ECANCELED` when the engine shut down meanwhile), or `CancellationError` when the task
   ///   was cancelled.
   ///
@@ -251,7 +251,7 @@ public final class IOFile: Sendable {
   /// every byte is written; interrupted and would-block writes are retried. A write that takes
   /// no byte at all fails with `EIO` rather than loop forever.
   ///
-  /// - Throws: ``IOError`` naming `write` and the descriptor (`ENOSPC`, `ENOMEM`, ...); bytes
+  /// - Throws: `IOError` naming `write` and the descriptor (`ENOSPC`, `ENOMEM`, ...); bytes
   ///   written before the failure stay written. `CancellationError` when the task was
   ///   cancelled.
   ///

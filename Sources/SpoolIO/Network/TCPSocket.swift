@@ -44,7 +44,7 @@ public final class TCPSocket: Sendable {
 
   /// Opens a connection to an IPv4 `host` (`"127.0.0.1"`, `"localhost"`) and `port`.
   ///
-  /// - Throws: ``IOError`` (`connect(127.0.0.1:9): Connection refused (ECONNREFUSED)`), or
+  /// - Throws: `IOError` (`connect(127.0.0.1:9): Connection refused (ECONNREFUSED)`), or
   ///   `CancellationError`.
   ///
   /// ```swift
@@ -139,7 +139,7 @@ public final class TCPSocket: Sendable {
   /// to collect a message of known length. While no byte is there it waits (would-block and
   /// interrupted calls are retried, never reported).
   ///
-  /// - Throws: ``IOError`` (`recv(fd 9): Connection reset by peer (ECONNRESET)`), or
+  /// - Throws: `IOError` (`recv(fd 9): Connection reset by peer (ECONNRESET)`), or
   ///   `CancellationError` when the task is cancelled while no data arrives.
   ///
   /// ```swift
@@ -158,7 +158,7 @@ public final class TCPSocket: Sendable {
   /// After a short send (the socket buffer took part of them) it sends the rest, until every
   /// byte is sent; a full buffer is waited out, never reported.
   ///
-  /// - Throws: ``IOError`` (`send(fd 9): Broken pipe (EPIPE)`), or `CancellationError`.
+  /// - Throws: `IOError` (`send(fd 9): Broken pipe (EPIPE)`), or `CancellationError`.
   ///
   /// ```swift
   /// try await connection.send(Array("HTTP/1.1 200 OK\r\n\r\n".utf8))

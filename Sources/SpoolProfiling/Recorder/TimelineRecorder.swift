@@ -51,19 +51,20 @@ public final class TimelineRecorder: Sendable {
     }
   }
 
-  /// Creates a recorder whose time 0 is `start`.
-  ///
-  /// ```swift
-  /// let timeline = TimelineRecorder()
-  /// ```
   /// The order of features in samples and totals; features not named come after, in the
   /// order they registered.
   private let featureOrder: [String: Int]
 
   /// Creates a recorder whose timeline starts at `start`.
   ///
-  /// - Parameter featureOrder: The order in which features are listed in samples and totals,
-  ///   whatever order their stores registered in (concurrent drivers register in any order).
+  /// - Parameters:
+  ///   - start: Time 0 of the timeline, as `SpoolTime.now()` gives it; now by default.
+  ///   - featureOrder: The order in which features are listed in samples and totals, whatever
+  ///     order their stores registered in (concurrent drivers register in any order).
+  ///
+  /// ```swift
+  /// let timeline = TimelineRecorder(featureOrder: ["counter", "effects"])
+  /// ```
   public init(startingAt start: UInt64 = SpoolTime.now(), featureOrder: [String] = []) {
     sampler = Mutex(SamplerState(start: start, previous: start))
     self.featureOrder = Dictionary(
@@ -112,7 +113,9 @@ public final class TimelineRecorder: Sendable {
 
   /// Ends the current interval at `now` and returns what happened during it.
   ///
-  /// - Parameter residentBytes: The process's resident set size now (0 when unknown).
+  /// - Parameters:
+  ///   - residentBytes: The process's resident set size now (0 when unknown).
+  ///   - now: The end of the interval, as `SpoolTime.now()` gives it; now by default.
   ///
   /// ```swift
   /// let sample = timeline.sample(residentBytes: 40 << 20)
