@@ -67,6 +67,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
   @usableFromInline static var consumedIndex: Int { 16 }
   @usableFromInline static var lockIndex: Int { 32 }
+  /// The work-owed flag (``markWorkOwed()``), on the lock's line: only holders write it.
+  @usableFromInline static var owedIndex: Int { 33 }
   static var counterCount: Int { 48 }
   /// How often the consumer publishes `consumed`.
   @usableFromInline static var publishInterval: Int { 64 }
@@ -74,6 +76,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   @inlinable var tail: UnsafeMutablePointer<Atomic<Int>> { counters }
   @inlinable var consumed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.consumedIndex }
   @inlinable var lock: UnsafeMutablePointer<Atomic<Int>> { counters + Self.lockIndex }
+  @inlinable var owed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.owedIndex }
   /// Whether producers must append to `overflow` (it holds something).
   @usableFromInline let overflowActive = Atomic<Bool>(false)
   @usableFromInline let overflow = Mutex<[Element]>([])
@@ -254,6 +257,24 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     if parked.load(ordering: .sequentiallyConsistent) { wake() }
   }
 
+  /// Records that the holder leaves work for the drain loop that is not in the queue (a store's
+  /// effects collected but not started); with the lock held, before an unlock that wakes the
+  /// loop. The loop treats it as pending until ``clearWorkOwed()``.
+  @inlinable
+  func markWorkOwed() {
+    if owed.pointee.load(ordering: .relaxed) == 0 { owed.pointee.store(1, ordering: .relaxed) }
+  }
+
+  /// The owed work is done; with the lock held.
+  @inlinable
+  func clearWorkOwed() {
+    if owed.pointee.load(ordering: .relaxed) != 0 { owed.pointee.store(0, ordering: .relaxed) }
+  }
+
+  /// Whether a holder left work for the drain loop (``markWorkOwed()``).
+  @inlinable
+  var isWorkOwed: Bool { owed.pointee.load(ordering: .relaxed) != 0 }
+
   /// Whether someone holds the consumer lock now; a hint, for callers deciding whether to wait.
   @inlinable
   var consumerIsLocked: Bool { lock.pointee.load(ordering: .relaxed) != 0 }
@@ -382,7 +403,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     let next = sequences + (head & mask)
     for _ in 0..<spins {
       if next.pointee.load(ordering: .acquiring) == head &+ 1 { return true }
-      if overflowActive.load(ordering: .relaxed) { return true }
+      if overflowActive.load(ordering: .relaxed) || isWorkOwed { return true }
       // Closed: let the caller park, which returns at once and ends the drain loop.
       if closedFlag.load(ordering: .relaxed) { return false }
       // Someone reduces on their own thread: they take what is pushed until they unlock.
@@ -390,7 +411,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     }
     return !closedFlag.load(ordering: .relaxed) && !consumerIsLocked
       && (tail.pointee.load(ordering: .sequentiallyConsistent) != head
-        || overflowActive.load(ordering: .sequentiallyConsistent))
+        || overflowActive.load(ordering: .sequentiallyConsistent) || isWorkOwed)
   }
 
   /// Suspends the drain loop until something is pushed or the queue is closed. Call it
@@ -420,7 +441,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
         attempts &+= 1
         if attempts > 64 { sched_yield() }
       }
-      let pending = hasPending
+      let pending = hasPending || isWorkOwed
       unlockConsumer()
       if pending { wake() }
     }

@@ -217,6 +217,12 @@ where R.State: Sendable {
 
   /// One pass of a producer holding the consumer lock: what was queued, its action, what its
   /// effects sent back; unlocks.
+  ///
+  /// The effects its action returned stay collected (``pendingRuns``, ``pendingReserved``)
+  /// when nothing else is to be done: the next passes add to them, so that a burst of
+  /// actions from one producer starts its effects in batches, as a drain pass does (one task
+  /// for the runs that end without suspending; no task for a restart replaced before it
+  /// started), and the unlock wakes the drain loop to start them if no pass comes first.
   @inlinable @inline(__always)
   func passOnCaller(_ action: Action) -> Bool {
     if queue.hasPending && !drainBeforeCaller() { return false }
@@ -225,13 +231,17 @@ where R.State: Sendable {
     } else {
       _ = processInline(action, enqueuedAt: SpoolTime.now(), collect: false)
     }
-    startPendingEffects()
     // Round trips that never suspended: their effects pushed while this caller held the lock.
     if queue.hasPending {
       drainAfterCaller(bindingDependencies: false)
-    } else {
-      if observers.isObserved { observers.publish(statePointer.pointee) }
+      return true
+    }
+    if observers.isObserved { observers.publish(statePointer.pointee) }
+    if pendingRuns == nil && pendingReserved.isEmpty {
       queue.unlockConsumer()
+    } else {
+      queue.markWorkOwed()
+      queue.unlockConsumer(wakingForLeftovers: true)
     }
     return true
   }
@@ -318,7 +328,14 @@ where R.State: Sendable {
         // moment first.
         if queue.awaitPending(spins: idleSpinLimit, after: head) { continue }
       }
-      guard await queue.park() else { return }
+      guard await queue.park() else {
+        // Shut down. Effects that passes on producers' threads collected and nobody started
+        // are dropped, once their pass has unlocked.
+        await lockOnExecutor(isolation: isolation)
+        dropPendingEffects()
+        queue.unlockConsumer()
+        return
+      }
     }
   }
 
@@ -439,6 +456,9 @@ where R.State: Sendable {
     let tasks = processInline(
       action, enqueuedAt: instrumentation == nil ? 0 : SpoolTime.now(), collect: true
     )
+    // Effects that passes on producers' threads left collected start now, as they would
+    // at the end of a drain pass.
+    startPendingEffects()
     if observers.isObserved { observers.publish(statePointer.pointee) }
     return StoreTask(tasks: tasks)
   }
@@ -618,6 +638,17 @@ where R.State: Sendable {
   func startPendingEffects() {
     if !pendingReserved.isEmpty { startPendingReserved() }
     if pendingRuns != nil { startPendingRuns() }
+    queue.clearWorkOwed()
+  }
+
+  /// Forgets the effects collected but not started, when the store has shut down and its drain
+  /// loop ends: they count as cancelled before they started (a reserved one gives its slot
+  /// back, so that `finish()` does not wait for it). With the consumer lock held.
+  func dropPendingEffects() {
+    pendingRuns = nil
+    for pending in pendingReserved { _ = registry.shouldStart(pending.token) }
+    pendingReserved.removeAll()
+    queue.clearWorkOwed()
   }
 
   /// Starts the work of a `.run` effect in a task registered under `ids`, after cancelling the
