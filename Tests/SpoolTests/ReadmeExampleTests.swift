@@ -1,7 +1,8 @@
-// The example of README.md ("A counter with an effect"), kept here so that it compiles and
-// works. When you change one, change the other.
+// The examples of README.md ("Quick start": the feature, its store, its test), kept here so
+// that they compile and work. When you change one, change the other.
 import Dependencies
 import Spool
+import SpoolTesting
 import Testing
 
 // --- README example begins ---
@@ -70,6 +71,24 @@ func runCounter() async -> CounterFeature.State {
   return await store.state                // count: 2, fact: "2 is the number of the day."
 }
 // --- README example ends ---
+
+// --- README test begins ---
+@Test func numberFact() async {
+  let store = TestStore(initialState: CounterFeature.State()) {
+    CounterFeature()
+  } withDependencies: {
+    $0.numberFact.fetch = { "\($0) is a good number." }
+  }
+
+  await store.send(.incrementButtonTapped) {
+    $0.count = 1
+  }
+  await store.send(.factButtonTapped)
+  await store.receive(.factResponse("1 is a good number.")) {
+    $0.fact = "1 is a good number."
+  }
+}
+// --- README test ends ---
 
 @Suite struct ReadmeExampleTests {
   @Test func theReadmeExampleWorks() async {
