@@ -12,7 +12,8 @@ import IssueReporting
 ///   producers enqueued meanwhile.
 /// - ``run(priority:operation:catch:fileID:filePath:line:column:)``: asynchronous work that
 ///   can send actions back through its ``Send``.
-/// - ``merge(_:)-(Effect...)``, ``concatenate(_:)-(Effect...)``, ``map(_:)``.
+/// - ``merge(_:)-(Effect<Action>...)``, ``concatenate(_:)-(Effect<Action>...)``,
+///   ``map(_:)``.
 /// - ``cancellable(id:cancelInFlight:)`` and ``cancel(id:)``.
 ///
 /// Every effect that does asynchronous work runs in a task that its store owns: it is registered
@@ -33,11 +34,10 @@ public struct Effect<Action: Sendable>: Sendable {
   /// `EffectRegistry.withCurrent`: they run on their caller's executor, the effect task's, so
   /// the task does not switch executors to enter them and again to leave. Each
   /// `swift_task_switch` asks the runtime for the task's executor preference, a 16-byte atomic
-  /// load (`lock cmpxchg16b`) even for a task without one: 6.7% of a perf profile of `spool
-  /// bench effects`. Counted with a uprobe, 5 switches per effect before, 4 after; 1.73-1.82 M
-  /// round trips/s against 1.71-1.75 M/s, five interleaved pairs. (The user's operation keeps
-  /// its plain `@Sendable` type: made `nonisolated(nonsending)` too, the count went back to 5
-  /// per effect for a closure written in another module; measured, not kept.)
+  /// load (`lock cmpxchg16b`) even for a task without one, a visible share of a profile of
+  /// `spool bench effects`. Budget: 4 executor switches per effect (count them with a uprobe
+  /// on `swift_task_switch`). The user's operation keeps its plain `@Sendable` type: made
+  /// `nonisolated(nonsending)` too, a closure written in another module took 5 switches again.
   @usableFromInline
   typealias Work = nonisolated(nonsending) @Sendable (Send<Action>) async -> EffectOutcome
 
@@ -56,15 +56,16 @@ public struct Effect<Action: Sendable>: Sendable {
   ///
   /// Why a box: reducers return `.none` for most actions, and the store checks every returned
   /// effect. A multi-payload enum generic over `Action` is handled through value witnesses
-  /// across modules (perf showed the copy, tag and destroy calls on every action; in one run
-  /// `send` went from about 180 to about 110 ns per action with the box); an optional
+  /// across modules (without the box, a profile showed their copy, tag and destroy calls on
+  /// every action, and `send` was much slower: `spool bench counter-send`); an optional
   /// reference is one null check.
   ///
   /// Why a `.run` gets a box of its own (``EffectRunBox``, ``RunBox``), with its parts as plain
   /// stored properties: a box holding the generic `Operation` enum is copied out of and
   /// destroyed through that enum's value witnesses, and its deinit, which is not specialized,
-  /// looks up the enum's metadata every time. For a `.run` those were about a tenth of a perf
-  /// profile of `spool bench effects`; a closure and a priority need neither.
+  /// looks up the enum's metadata every time (a visible share of a profile of
+  /// `spool bench effects` when a `.run` had such a box); a closure and a priority need
+  /// neither.
   @usableFromInline
   let box: Box?
 
@@ -265,28 +266,34 @@ extension Effect {
   /// when the reducer returned the effect. Actions sent through ``Send`` arrive through the
   /// store's queue.
   ///
-  /// The operation starts immediately, as a `Task.immediate` task does: on the store's
-  /// executor, synchronously until its first suspension, then on the global executor (or on the
-  /// executor the store was given for effects). An effect that only sends therefore costs no
-  /// scheduled job. Long synchronous work before the first `await` holds up the store's next
+  /// The operation starts immediately, as a `Task.immediate` task does: on the thread that
+  /// reduced the action (the store's executor, or the thread of a producer that found the
+  /// store idle), synchronously until its first suspension, then on the global executor (or on
+  /// the executor the store was given for effects). An effect that only sends therefore costs
+  /// no scheduled job. Long synchronous work before the first `await` holds up the store's next
   /// action, as work inside the reducer would: start it after a suspension, or in a task of its
   /// own. An effect made ``cancellable(id:cancelInFlight:)`` is the exception: it starts as a
   /// scheduled task, so that cancelling it before it has run (a restart on every keystroke)
-  /// undoes nothing; for actions from the queue, its task is created at the end of the drain
-  /// pass, and not at all if the effect was cancelled or replaced by then.
+  /// undoes nothing; for actions from the queue, its task is created when the pass ends (or
+  /// when 64 such effects are waiting), and not at all if the effect was cancelled or replaced
+  /// by then.
   ///
   /// Runs returned for actions from the store's queue (``Store/enqueue(_:)``, and actions that
-  /// effects send) start together: the store collects the runs of a drain pass and starts them
-  /// in order, after at most 64 reduces and before any other effect of the pass starts or is
-  /// cancelled, one after another in one task. An operation that suspends keeps that task as
-  /// its own, and the runs after it go on at once in another. So an operation that ends
-  /// without suspending costs no task of its own (`spool bench effects` measures the round
-  /// trip). Two consequences: the runs after a long synchronous operation wait for it too, and
-  /// an operation must not cancel its own task (`withUnsafeCurrentTask { $0?.cancel() }`),
-  /// which the runs after it may share. A run with a `priority`, and one returned for an action
-  /// given to ``Store/send(_:)`` (whose ``StoreTask`` cancels and awaits it), get a task of
-  /// their own. A store with instrumentation runs its effects the same way, and times each
-  /// from its start (for a collected run, when its operation begins).
+  /// effects send) start together: the store collects the runs of a pass over its queue and
+  /// starts them in order, one after another in one task. Collected runs start when 64 are
+  /// waiting, before any other effect of the pass starts or is cancelled, and at the end of the
+  /// pass at the latest. A pass ends when the queue is empty or after a bounded number of
+  /// actions; a producer that reduces on its own thread (an `enqueue` that found the store
+  /// idle) ends its pass right after its own action and the actions its effects send back. An
+  /// operation that suspends keeps that task as its own, and the runs after it go on at once
+  /// in another. So an operation that ends without suspending costs no task of its own
+  /// (`spool bench effects` measures the round trip). Two consequences: the runs after a long
+  /// synchronous operation wait for it too, and an operation must not cancel its own task
+  /// (`withUnsafeCurrentTask { $0?.cancel() }`), which the runs after it may share. A run with
+  /// a `priority`, and one returned for an action given to ``Store/send(_:)`` (whose
+  /// ``StoreTask`` cancels and awaits it), get a task of their own. A store with
+  /// instrumentation runs its effects the same way, and times each from its start (for a
+  /// collected run, when its operation begins).
   ///
   /// Cancellation is not an error: a `CancellationError` (or any error thrown after the task
   /// was cancelled) ends the effect quietly. Any other error goes to `handler`; without a
@@ -297,6 +304,11 @@ extension Effect {
   ///   - priority: The priority of the effect's task.
   ///   - operation: The work to run.
   ///   - handler: What to do with an error that `operation` throws.
+  ///   - fileID: The file ID of the place where an unhandled error is reported; the
+  ///     caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// return .run { send in
@@ -305,10 +317,6 @@ extension Effect {
   ///   }
   /// }
   /// ```
-  ///
-  /// Inlinable, so that a reducer's `.run` is compiled for its `Action` in the reducer's
-  /// module: unspecialized, building the effect looked up generic metadata on every call (about
-  /// 12% of a perf profile of `spool bench effects`).
   @inlinable
   public static func run(
     priority: TaskPriority? = nil,
@@ -319,6 +327,10 @@ extension Effect {
     line: UInt = #line,
     column: UInt = #column
   ) -> Self {
+    // Inlinable, so that a reducer's `.run` is compiled for its `Action` in the reducer's
+    // module: unspecialized, building the effect looked up generic metadata on every call (a
+    // visible share of a profile of `spool bench effects`).
+
     // What `withEscapedDependencies` does, without its `yield`'s extra task-local read and
     // result type check per effect: the dependencies in effect now go with the work.
     Self(

@@ -20,9 +20,10 @@
 /// }
 /// ```
 ///
-/// A reducer runs synchronously on its store's executor and never awaits: asynchronous work goes
-/// into the returned ``Effect``. Actions must be `Sendable`, because they cross threads on their
-/// way into the store.
+/// A reducer runs synchronously, one action at a time, on whichever thread holds its store (the
+/// store's executor, or the thread of a producer that found the store idle), and never awaits:
+/// asynchronous work goes into the returned ``Effect``. Actions must be `Sendable`, because they
+/// cross threads on their way into the store.
 public protocol Reducer<State, Action> {
   /// The state the reducer changes.
   associatedtype State

@@ -78,10 +78,9 @@ import Spool
 /// actor) hands its continuation back from another thread; steps wait for it, up to ``timeout``,
 /// and such a test is only as deterministic as that work.
 ///
-/// Measured: the determinism tests (`DeterminismTests`: merged effects that yield, sleeps on a
-/// `TestClock`, the four classic features) run each scenario 100 times in a loop and see one
-/// interleaving; the whole `SpoolTestingTests` target passed 100 runs out of 100 in fresh
-/// processes on a 2-core machine busy with other builds.
+/// The determinism tests (`DeterminismTests`: merged effects that yield, sleeps on a
+/// `TestClock`, the four classic features) hold the test store to this: they run each scenario
+/// 100 times in a loop and require one interleaving.
 public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   // Every stored property below is confined to the test's task: the class is not Sendable and
   // its methods run in the caller's isolation. Effect tasks reach the test store only through

@@ -73,6 +73,11 @@ extension Effect {
 ///   - id: The cancellation ID.
 ///   - cancelInFlight: Whether to cancel work already registered under `id` first.
 ///   - operation: The work to run.
+///   - fileID: The file ID of the place where a call outside a store's effect is reported;
+///     the caller's by default.
+///   - filePath: The file path of that place; the caller's by default.
+///   - line: The line of that place; the caller's by default.
+///   - column: The column of that place; the caller's by default.
 /// - Returns: The result of `operation`.
 /// - Throws: What `operation` throws, or `CancellationError` if it was cancelled before it
 ///   returned a value.

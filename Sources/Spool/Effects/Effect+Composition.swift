@@ -15,7 +15,8 @@ extension Effect {
     .merge(effects)
   }
 
-  /// Runs a sequence of effects at the same time; see ``merge(_:)-(Effect...)``.
+  /// Runs a sequence of effects at the same time; see
+  /// ``merge(_:)-(Effect<Action>...)``.
   public static func merge<S: Sequence<Self>>(_ effects: S) -> Self {
     var parts: [Self] = []
     for effect in effects {
@@ -32,7 +33,7 @@ extension Effect {
     }
   }
 
-  /// Merges this effect with another; see ``merge(_:)-(Effect...)``.
+  /// Merges this effect with another; see ``merge(_:)-(Effect<Action>...)``.
   ///
   /// When either effect is ``none``, the other is returned as is, without building an array:
   /// the operators that combine a child's effect with the parent's use it for that reason.
@@ -68,7 +69,8 @@ extension Effect {
     .concatenate(effects)
   }
 
-  /// Runs a sequence of effects one after the other; see ``concatenate(_:)-(Effect...)``.
+  /// Runs a sequence of effects one after the other; see
+  /// ``concatenate(_:)-(Effect<Action>...)``.
   public static func concatenate<C: Collection<Self>>(_ effects: C) -> Self {
     var parts: [Self] = []
     for effect in effects {
@@ -85,7 +87,7 @@ extension Effect {
     }
   }
 
-  /// Runs this effect, then `next`; see ``concatenate(_:)-(Effect...)``.
+  /// Runs this effect, then `next`; see ``concatenate(_:)-(Effect<Action>...)``.
   ///
   /// ```swift
   /// return .send(.willSave).concatenate(with: saveEffect)

@@ -16,14 +16,14 @@ import CSpoolTime
 /// source; on AArch64: the generic timer), a reading is one counter read and a multiply. The
 /// counter's rate is measured once, against `CLOCK_MONOTONIC`, over 2 ms at the first reading
 /// (which therefore takes 2 ms); durations then agree with `CLOCK_MONOTONIC`'s to within
-/// 0.1% (tested by `SpoolTimeTests`; 180 parts per million was seen in a TSan run), and
-/// readings drift from it by as much. Elsewhere, or with `SPOOL_TIME_SOURCE=clock` in the
-/// environment, a reading is one `clock_gettime(CLOCK_MONOTONIC)`.
+/// 0.1% (tested by `SpoolTimeTests`), and readings drift from it by as much. Elsewhere, or
+/// with `SPOOL_TIME_SOURCE=clock` in the environment, a reading is one
+/// `clock_gettime(CLOCK_MONOTONIC)`.
 ///
-/// Measured on the reference machine (a 2-core VM; a C loop of 10 M reads, the machine loaded
-/// by other builds): `clock_gettime` 80 to 90 ns, `rdtsc` 28 to 34 ns. An instrumented store
-/// reads the time twice per action (at enqueue and after the reduce), the largest part of what
-/// instrumentation costs a cheap reducer by these figures. ``source`` says which source is in use.
+/// Why the counter: on a VM a counter read costs about a third of a `clock_gettime` call, and
+/// an instrumented store reads the time twice per action (at enqueue and after the reduce),
+/// the largest part of what instrumentation costs a cheap reducer
+/// (`spool bench instrumentation`). ``source`` says which source is in use.
 ///
 /// ```swift
 /// let start = SpoolTime.now()

@@ -8,11 +8,13 @@
 ///
 /// All timestamps are nanoseconds on `CLOCK_MONOTONIC`, as returned by ``SpoolTime/now()``.
 ///
-/// - ``actionReduced(_:enqueuedAt:startedAt:endedAt:)`` is called on the store's executor, one
-///   action at a time; keep it cheap (no allocation, no `String(describing:)`).
-/// - ``effectStarted(by:at:)`` is called on the store's executor;
-///   ``effectEnded(by:startedAt:endedAt:outcome:)`` is called from the effect's own task, on any
-///   thread, so implementations synchronize what they record there.
+/// - ``actionReduced(_:enqueuedAt:startedAt:endedAt:)`` is called by whichever thread holds the
+///   store (its executor, or the thread of a producer that found it idle), one action at a
+///   time; keep it cheap (no allocation, no `String(describing:)`).
+/// - ``effectStarted(by:at:)`` is called where the effect starts: usually by the thread that
+///   holds the store, but a run that shares a task with runs before it starts wherever that
+///   task is. ``effectEnded(by:startedAt:endedAt:outcome:)`` is called from the effect's own
+///   task, on any thread. So implementations synchronize what they record in both.
 ///
 /// ```swift
 /// final class CountingInstrumentation: StoreInstrumentation, Sendable {

@@ -6,9 +6,9 @@ import Synchronization
 /// Every asynchronous effect runs in a task created here. The registry keeps the task until it
 /// ends, so that `Effect.cancel(id:)`, `cancelInFlight`, ``Store/shutdown()`` and
 /// ``Store/finish()`` can reach it; a task started immediately that ends before its start
-/// returns is never registered (``immediateStart`` says why that is safe). It is used from the
-/// store's executor (to start and cancel) and from the effect tasks themselves (to deregister
-/// when they end), hence the mutex.
+/// returns is never registered (``immediateStart`` says why that is safe). It is used by the
+/// store, from whichever thread holds it (to start and cancel), and from the effect tasks
+/// themselves (to deregister when they end), hence the mutex.
 @usableFromInline
 final class EffectRegistry: Sendable {
   /// The registry of the store whose effect is running in the current task.
@@ -49,12 +49,10 @@ final class EffectRegistry: Sendable {
   /// why effects with an ID do not).
   ///
   /// A store's registry does: an effect that only sends (or does some work and then sends)
-  /// ends on the store's executor, with no job scheduled and no thread woken (and the store
-  /// starts the plain runs of a drain pass together in one such task, `EffectRunner`). Measured,
-  /// `spool bench effects`, three interleaved runs of each binary (another build ran on the
-  /// machine): 0.37-0.45x of `task-per-action` with scheduled tasks, 0.50-0.67x started
-  /// immediately. A test store's registry does not: there the test's executor decides when
-  /// effects run.
+  /// ends on the thread that reduced its action, with no job scheduled and no thread woken
+  /// (and the store starts the plain runs of a pass together in one such task,
+  /// `EffectRunner`); `spool bench effects` is clearly slower with scheduled tasks. A test
+  /// store's registry does not: there the test's executor decides when effects run.
   @usableFromInline let startsImmediately: Bool
 
   init(executor: (any TaskExecutor)? = nil, startsImmediately: Bool) {
@@ -104,22 +102,18 @@ final class EffectRegistry: Sendable {
   /// An effect registered under an ID is there to be cancelled, often before it has done
   /// anything (`cancelInFlight` on every keystroke, say): as a scheduled task, a cancellation
   /// that comes before the task has run costs nothing but the task, while an immediate task
-  /// has already started its work (a sleep's timer, a request) and must undo it. Measured,
-  /// `spool bench cancellation`, interleaved runs: 204-257 k restarts/s scheduled against
-  /// 84-94 k/s with every effect started immediately; later, with another build running,
-  /// 103-177 k/s scheduled, 47-67 k/s immediate and 158-181 k/s with this rule.
+  /// has already started its work (a sleep's timer, a request) and must undo it: with every
+  /// effect started immediately, `spool bench cancellation` made about half as many restarts.
   ///
   /// A store given an executor for its effects (SpoolIO's loop thread) starts them immediately
   /// too: their first steps run on the store's thread, and they go on on that executor after
-  /// their first suspension. Measured, `spool bench file-io`, three interleaved runs of each
-  /// binary: 183-188 k reads/s with tasks scheduled on the loop thread, 221-255 k/s started
-  /// immediately (0.26-0.27x and 0.33-0.36x of `spoolio-direct`).
+  /// their first suspension (`spool bench file-io` reads faster so than with tasks scheduled
+  /// on the loop thread).
   ///
   /// Without an executor, the immediate task is created by
   /// ``Task/startImmediately(priority:operation:)`` rather than `Task.immediate`, which on
-  /// Swift 6.3 gives every task an executor-preference record (that function says why).
-  /// `spool bench effects`, three interleaved runs of each binary: 828-879 k round trips/s
-  /// with `Task.immediate`, 1.18-1.21 M/s without the record.
+  /// Swift 6.3 gives every task an executor-preference record (that function says why);
+  /// with `Task.immediate`, `spool bench effects` made about a third fewer round trips.
   @inlinable
   func makeTask<T: Sendable>(
     priority: TaskPriority?,
@@ -140,20 +134,23 @@ final class EffectRegistry: Sendable {
 
   // MARK: Immediate starts
 
-  /// The immediate start under way on the store's executor, if any: its ``ImmediateStart/id``
+  /// The immediate start under way in the store, if any: its ``ImmediateStart/id``
   /// while the task runs synchronously inside `makeTask`, that id plus one once the task has
   /// ended there, 0 when no start is under way.
   ///
   /// Why: most effects that start immediately end before `makeTask` returns (an effect that
   /// only sends back does), and for those the registry has nothing to track. Registering them
-  /// anyway cost three lock round trips per effect (reserve, attach, finished: about a tenth
-  /// of a perf profile of `spool bench effects`). So an immediate start registers its task
-  /// only if it is still running when `makeTask` returns (one lock, and one more when it
-  /// ends), and one that ended inside costs three atomic operations on this word (the starter's
-  /// two exchanges, the task's compare-and-swap), one on ``immediateStarts`` and none on the
-  /// lock. A task that suspended, resumed elsewhere and ended before the starter looked
-  /// counts as ended inside: it is over, and was never visible to `finish()` or `shutdown()`,
-  /// both of which run on the store's executor or take the lock that registration takes.
+  /// anyway cost three lock round trips per effect (reserve, attach, finished: a visible share
+  /// of a profile of `spool bench effects`). So an immediate start registers its task only if
+  /// it is still running when `makeTask` returns (one lock, and one more when it ends), and
+  /// one that ended inside costs three atomic operations on this word (the starter's two
+  /// exchanges, the task's compare-and-swap), one on ``immediateStarts`` and none on the lock.
+  /// One word is enough because a store's immediate starts are made by the holder of its
+  /// consumer lock, one at a time (a start inside another's synchronous part interrupts it,
+  /// ``ImmediateStart``). A task that suspended, resumed elsewhere and ended before the
+  /// starter looked counts as ended inside: it is over, and was never visible to `finish()`,
+  /// which holds the consumer lock as the starter does, nor to `shutdown()`, which takes the
+  /// lock that registration takes (a task registered after it is cancelled at once).
   @usableFromInline let immediateStart = Atomic<UInt64>(0)
 
   /// Numbers immediate starts: ids are even, from 2 (the odd value after one marks it ended;
@@ -165,7 +162,8 @@ final class EffectRegistry: Sendable {
   @usableFromInline
   typealias ImmediateStart = (id: UInt64, interrupted: UInt64)
 
-  /// Begins an immediate start, before its task is created; on the store's executor.
+  /// Begins an immediate start, before its task is created; by the holder of the store's
+  /// consumer lock.
   @inlinable
   func beginImmediateStart() -> ImmediateStart {
     let id = immediateStarts.wrappingAdd(2, ordering: .relaxed).newValue

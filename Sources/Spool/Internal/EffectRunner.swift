@@ -1,21 +1,20 @@
 import Synchronization
 
-/// Runs a drain pass's plain `.run` effects one after another in one task, until one of them
+/// Runs a pass's plain `.run` effects one after another in one task, until one of them
 /// suspends; the store then starts the rest in another runner.
 ///
-/// Why: a task per effect was the floor of an effect's cost. Measured, a stand-alone program
-/// starting 2,000,000 tasks immediately from an actor, each calling one async function: 180-190
-/// ns per task, 250 ns when the starting task has two task-local bindings to copy (the drain
-/// loop has two: the dependencies and the registry), while the rest of Spool's round trip
-/// (two enqueues, two reduces, the effect's box and `Send`) is about 300 ns more. Most effects
-/// a store runs at volume send and end without suspending; they need no task of their own,
-/// only one that is not the drain loop's. So the drain loop collects the runs it would have
-/// started (``RootCore/startEffect(_:of:collect:)`` says which), and after at most
-/// ``RootCore/runBatchLimit`` of them, before it starts or cancels anything else, and at the
-/// end of the pass, starts them here: one task, started immediately, runs them in order. When
-/// one suspends, the task is that effect's from then on (it is registered as a running effect,
-/// and cancelling it cancels that effect), and the store seals this runner and starts the
-/// remaining runs in a new one, at once.
+/// Why: a task per effect was the floor of an effect's cost. Creating and starting a task,
+/// with the task-local bindings it copies (the drain loop has two: the dependencies and the
+/// registry), costs nearly as much as the whole rest of Spool's round trip (two enqueues, two
+/// reduces, the effect's box and `Send`): `spool bench effects`. Most effects a store runs at
+/// volume send and end without suspending; they need no task of their own, only a task other
+/// than the one that reduced their actions. So the store collects the runs it would have
+/// started (``RootCore/startEffect(_:of:collect:)`` says which), and once
+/// ``RootCore/runBatchLimit`` of them wait, before it starts or cancels anything else, and at
+/// the end of the pass at the latest, starts them here: one task, started immediately, runs
+/// them in order. When one suspends, the task is that effect's from then on (it is registered
+/// as a running effect, and cancelling it cancels that effect), and the store seals this
+/// runner and starts the remaining runs in a new one, at once.
 ///
 /// Claiming: the runner takes the next run with an atomic add on ``cursor``, the store seals it
 /// with an atomic or of ``sealed``; each index is claimed once, by whichever comes first. A run
@@ -86,8 +85,8 @@ final class EffectRunner<Action: Sendable>: Sendable {
   }
 
   /// Seals the runner; returns the index of the first run it will not claim (`batch.count`
-  /// when it has claimed them all). On the store's executor, once the runner's immediate start
-  /// has returned.
+  /// when it has claimed them all). By the holder of the store's consumer lock, once the
+  /// runner's immediate start has returned.
   @inlinable
   func seal() -> Int {
     let next = cursor.bitwiseOr(Self.sealed, ordering: .relaxed).oldValue & (Self.sealed - 1)
@@ -100,13 +99,13 @@ final class EffectRunner<Action: Sendable>: Sendable {
 /// suspends for a long time keeps only that run alive, not the whole batch.
 @usableFromInline
 final class EffectBatch<Action: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable, justified: `append` writes slots (runs and origins) and `count` only
-  // on the store's executor, before the batch is handed to a runner (the store starts the
-  // runners of a batch after its last append, and never appends to it again); after that
-  // `count` is read-only, and each slot is read and cleared by `take` (and `takeOrigin`) in
-  // the one runner that claimed its index (a runner's atomic cursor hands out each index once,
-  // and a sealed runner's successor starts after the last index it claimed). Task creation
-  // orders the appends before the takes; `deinit` runs after every runner released the batch.
+  // @unchecked Sendable, justified: `append` writes slots (runs and origins) and `count` only by
+  // the holder of the store's consumer lock, before the batch is handed to a runner (the holder
+  // starts the runners of a batch after its last append, and never appends to it again); after that
+  // `count` is read-only, and each slot is read and cleared by `take` (and `takeOrigin`) in the one
+  // runner that claimed its index (a runner's atomic cursor hands out each index once, and a sealed
+  // runner's successor starts after the last index it claimed). Task creation orders the appends
+  // before the takes; `deinit` runs after every runner released the batch.
   @usableFromInline let slots: UnsafeMutablePointer<Effect<Action>.Box?>
   /// The actions whose reduces returned the runs, for a store with instrumentation (which
   /// reports each effect by its action); `nil` otherwise. Taken like the runs.
@@ -122,8 +121,8 @@ final class EffectBatch<Action: Sendable>: @unchecked Sendable {
     origins = keepsOrigins ? .allocate(capacity: capacity) : nil
   }
 
-  /// Adds a run, returned by the reduce of `origin`; on the store's executor, before the
-  /// batch is shared. Returns the new count.
+  /// Adds a run, returned by the reduce of `origin`; by the holder of the store's consumer
+  /// lock, before the batch is shared. Returns the new count.
   @inlinable
   func append(_ box: consuming Effect<Action>.Box, origin: @autoclosure () -> Action) -> Int {
     (slots + count).initialize(to: box)

@@ -13,12 +13,11 @@ extension Task where Failure == any Error {
   /// compilers may not). So every task it creates carries an "owned task executor"
   /// option, the runtime records a preference, and from then on every executor switch in the
   /// task and its completion read that record under the task's status-record lock
-  /// (`withStatusRecordLock` and `getPreferredTaskExecutor` were about a fifth of a perf
-  /// profile of `spool bench effects`). Measured, a stand-alone program creating 2,000,000
-  /// tasks from an actor, each calling one nonisolated async function: 321-323 ns per task
-  /// with `Task.immediate`, 177-186 ns with this function (two runs each, interleaved). When
-  /// a compiler without the mistake is the one Spool requires, `Task.immediate` can replace
-  /// this function (`perf` then shows no `pushInitialTaskExecutorPreference` in effect tasks).
+  /// (`withStatusRecordLock` and `getPreferredTaskExecutor` were a large share of a profile of
+  /// `spool bench effects`, and a task cost nearly twice as much to create and run as with
+  /// this function). When a compiler without the mistake is the one Spool requires,
+  /// `Task.immediate` can replace this function (a profile then shows no
+  /// `pushInitialTaskExecutorPreference` in effect tasks).
   ///
   /// What it does is what `Task.immediate` does on that path, minus the option: the builtin
   /// with the same creation flags (copy task-locals, inherit context, synchronous start, and

@@ -15,6 +15,11 @@ extension Reducer {
   ///   - toElementsState: A writable key path to the identified array.
   ///   - toElementAction: A case key path to the identified child action.
   ///   - element: The reducer of one element.
+  ///   - fileID: The file ID of the place where an action for an ID that is not in the array
+  ///     is reported; the caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// Reduce { state, action in … }

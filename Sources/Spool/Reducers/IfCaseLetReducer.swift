@@ -11,6 +11,11 @@ extension Reducer {
   ///   - toChildState: A case key path from the enum state to the child state.
   ///   - toChildAction: A case key path to the child action.
   ///   - child: The child reducer.
+  ///   - fileID: The file ID of the place where a child action that finds the state in
+  ///     another case is reported; the caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// Reduce { state, action in … }

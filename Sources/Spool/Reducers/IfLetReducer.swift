@@ -15,6 +15,11 @@ extension Reducer {
   ///   - toChildState: A writable key path to the optional child state.
   ///   - toChildAction: A case key path to the child action.
   ///   - child: The child reducer.
+  ///   - fileID: The file ID of the place where a child action that finds no child state is
+  ///     reported; the caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// Reduce { state, action in … }

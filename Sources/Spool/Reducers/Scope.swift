@@ -60,6 +60,11 @@ where Child.Action: Sendable {
   ///   - toChildState: A case key path to the child state.
   ///   - toChildAction: A case key path to the child action.
   ///   - child: The child reducer.
+  ///   - fileID: The file ID of the place where a child action that finds the state in
+  ///     another case is reported; the caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
   /// Scope(state: \.loggedIn, action: \.loggedIn) { Home() }

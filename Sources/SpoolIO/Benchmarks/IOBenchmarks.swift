@@ -15,25 +15,21 @@ import Spool
 ///
 /// Run them with
 /// `SPOOL_IO_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter IOBenchmarksRun`.
-/// One run on the 2-core reference machine (two rounds each; 64 tasks reading cached 4 KiB
-/// blocks; the C figures from ``cReferenceReads(path:blockSize:reads:)`` right after):
-/// - Tasks on the ring's thread (``IOEngine/taskExecutor``), where a read the page cache
-///   holds is served on the calling thread (``IOFile/read(upTo:at:)``): 765-781 ns per read,
-///   1.39-1.43x the C figure with 32 reads per `io_uring_enter` (546-548 ns); C `pread`
-///   440 ns. The same tasks on the cooperative pool, reading on both cores: 405-433 ns.
-/// - Tasks on the ring's thread with every read through the ring (an engine created with
-///   `inlineCachedReads: false`): 1,291-1,327 ns per read, 2.35-2.43x the C figure. Of that,
-///   the kernel's read is 560-620 ns (`perf stat` system time); the rest is Swift's
-///   continuation, resumption and executor machinery (for a task that prefers a task
-///   executor, every executor switch and every resumption takes the task's status lock) and
-///   the buffer and result allocations. `noOperations` on the loop thread: about 550 ns.
-/// - `blockingFileReads` (the same tasks calling `pread` on the cooperative pool): 247-256 ns
-///   per read. So for page-cached files SpoolIO does not reach 1.5x the throughput of
-///   blocking `pread`, which never blocks there and runs on both cores (0.32-0.33x from the
-///   ring's thread, 0.57-0.63x from the pool); against `pread` that yields after each read
-///   it is 1.07x and 1.9-2.1x.
-/// Earlier, on a loaded machine: TCP echo, 64 connections, 64-byte messages: io_uring 25.9 µs
-/// per round trip, the thread backend 611 µs (23.6x).
+/// What they show (64 tasks reading cached 4 KiB blocks), and why:
+/// - A read the page cache holds is served on the calling thread (``IOFile/read(upTo:at:)``),
+///   so a read from tasks on the ring's thread (``IOEngine/taskExecutor``) costs only somewhat
+///   more than the C figure with 32 reads per `io_uring_enter`, and the same tasks on the
+///   cooperative pool, reading on both cores, do better than that C figure.
+/// - With every read through the ring (an engine created with `inlineCachedReads: false`), a
+///   read costs more than twice the C figure: besides the kernel's read, Swift's continuation,
+///   resumption and executor machinery (for a task that prefers a task executor, every
+///   executor switch and every resumption takes the task's status lock) and the buffer and
+///   result allocations; `noOperations` on the loop thread shows that part alone.
+/// - For page-cached files SpoolIO does not reach the throughput of `blockingFileReads` (the
+///   same tasks calling `pread` on the cooperative pool), which never blocks there and runs on
+///   both cores; it gains where a read yields or waits (against `pread` that yields after each
+///   read it is at least even), and on sockets: TCP echo (64 connections, 64-byte messages) on
+///   io_uring is more than twenty times as fast as on the thread backend.
 ///
 /// ```swift
 /// let path = try await IOBenchmarks.prepareFile(blocks: 256, blockSize: 4096)

@@ -248,10 +248,10 @@ public final class IOEngine: Sendable {
   /// The hot path (``IOFile/read(upTo:at:)``) repeats this body instead of calling it: every
   /// `async` function a task passes through costs it two executor switches, and a switch of a
   /// task that prefers a task executor takes the task's status lock (`swift_task_switch` →
-  /// `getPreferredTaskExecutor`). Counted with a uprobe: 8 switches per read through `read` →
-  /// `run` → `perform`, 6 inlined. The gain was small (1-2% of ring reads), as was that of
-  /// dropping the cancellation handler for a loop that polls tasks instead (3 switches; tried
-  /// and not kept).
+  /// `getPreferredTaskExecutor`). Budget: 6 executor switches per read through the ring, 2
+  /// fewer than through `read` → `run` → `perform` (count them with a uprobe on
+  /// `swift_task_switch`). The gain is small, as was that of dropping the cancellation handler
+  /// for a loop that polls tasks instead (3 switches; tried and not kept).
   func perform(_ request: IORequest) async throws -> Int32 {
     let operation = IOOperation(request)
     let result = try await withTaskCancellationHandler {

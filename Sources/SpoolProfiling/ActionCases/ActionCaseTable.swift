@@ -8,8 +8,9 @@
 /// allocation. A miss reads the field descriptor and builds the label string once.
 ///
 /// Not generic on purpose: a generic table, called from the store's unspecialized generic code,
-/// spent ~500 ns per action instantiating generic metadata (measured with `perf`). It works on
-/// the bytes of a value of the type it was made for.
+/// instantiated generic metadata on every action, which cost many times the rest of the
+/// recorder (a profile of `spool bench instrumentation`). It works on the bytes of a value of
+/// the type it was made for.
 ///
 /// Not thread-safe: the owner (``LatencyRecorder``) keeps it under its lock.
 struct ActionCaseTable {

@@ -3,16 +3,16 @@
 /// This is the part of Spool that knows the Swift runtime's metadata layout (documented in the
 /// Swift repository's `docs/ABI/TypeMetadata.rst`, stable since Swift 5 on Apple platforms and
 /// the same on Linux). It exists because the case label of every reduced action must cost next
-/// to nothing. Measured on the reference machine (2 cores, `swiftc -O`, `clock_gettime` at
-/// 35 to 44 ns in the same runs; see `Profiles/README.md`):
+/// to nothing: the whole recorder must stay within 5% of a 1 µs reducer
+/// (`spool bench instrumentation`). The ways to get a case, from the slowest:
 ///
-/// - `String(describing: action)`: about 7.8 µs.
-/// - `Mirror(reflecting:)` and its first child: 0.36 to 1.7 µs.
+/// - `String(describing: action)` formats the whole value: far too slow.
+/// - `Mirror(reflecting:)` and its first child: still many times a clock read.
 /// - the runtime's `swift_EnumCaseName` (the stdlib's internal `_getEnumCaseName`, reachable
-///   only through `@_silgen_name`): about 100 ns for a case without payload and 250 to 460 ns
-///   for a case with one; too slow for a recorder that must cost tens of nanoseconds.
-/// - `getEnumTag` from the value witness table (this type): 1.6 to 1.9 ns for any case, and
-///   4.7 ns for `child(.row(.toggle))` (plus one payload projection per nesting level).
+///   only through `@_silgen_name`): several times a clock read, and more for a case with a
+///   payload; too slow for a recorder.
+/// - `getEnumTag` from the value witness table (this type): an indirect call, a small fraction
+///   of a clock read, the same for any case (plus one payload projection per nesting level).
 ///
 /// `swift_EnumCaseName` looks up the field descriptor on every call and, for a payload case,
 /// projects and copies the payload. The value witness `getEnumTag` reads the tag in place and

@@ -31,10 +31,9 @@ import Synchronization
 ///
 /// Why batches: on a machine shared with other work, or a VM whose virtual CPUs are
 /// descheduled now and then, one thread may be off its CPU for milliseconds while the other
-/// spins. A whole repetition's mean counts that as latency (156 to 483 ns over ten runs of a
-/// release build on the 2-core reference VM under load); the median batch leaves it out (73 to
-/// 83 ns over ten runs in the same conditions). What remains is the price of a transfer when
-/// both threads run.
+/// spins. A whole repetition's mean counts that as latency, and under load it varies
+/// several-fold from run to run; the median batch leaves it out and stays steady. What remains
+/// is the price of a transfer when both threads run.
 ///
 /// ```swift
 /// if let nanoseconds = CrossCoreLatency.measure() {

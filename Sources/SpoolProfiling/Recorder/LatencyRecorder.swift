@@ -10,9 +10,9 @@ import Synchronization
 /// `traceCapacity` actions for the trace view. Memory depends on the number of distinct cases
 /// (about 75 KB each) and on `traceCapacity`, never on the number of actions.
 ///
-/// Cost per action (measured, see `Profiles/README.md`): one lock, a case lookup that reads the
-/// enum tag through the value witness table and never formats a string, two histogram records,
-/// one ring write; no allocation once a case has been seen.
+/// Budget per action: one lock, a case lookup that reads the enum tag through the value witness
+/// table and never formats a string, two histogram records, one ring write; no allocation once
+/// a case has been seen (`spool bench instrumentation` shows what it costs a store).
 ///
 /// One recorder may observe several stores of the same action type; their figures add up.
 ///

@@ -1,8 +1,8 @@
 /// A fixed-capacity ring of the most recent timing samples, for the trace view.
 ///
 /// Preallocated: appending never allocates, and writes straight into the buffer (an `Array`
-/// here cost ~50 instructions per append in uniqueness and bounds checks, measured with
-/// `perf stat`). Not thread-safe; its owner keeps it under a lock.
+/// here added a uniqueness and a bounds check to every append, several times the cost of the
+/// write). Not thread-safe; its owner keeps it under a lock.
 struct TraceRing {
   /// One sample: a slot (action case or signpost name) and up to three timestamps.
   struct Sample {

@@ -116,12 +116,11 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
   /// figure, while ``rounds`` shows the spread. Why the median of the rounds' ratios rather
   /// than the ratio of each side's median: a moment that slows the whole machine slows both
   /// sides of one round, and their ratio in that round stays sound; taken apart, the two
-  /// medians can come from different rounds (measured: rounds at 1.86x, 2.48x and 1.87x gave a
-  /// ratio of medians of 2.48x). A median of an even count is the lower of the two middle
-  /// values. Why the first round's peak RSS:
-  /// resident memory does not shrink when the allocator keeps freed pages, so later rounds'
-  /// peaks also hold what the earlier rounds' baselines allocated; the first is the closest
-  /// to Spool's own.
+  /// medians can come from different rounds, and their ratio can then equal the most extreme
+  /// of the rounds' ratios rather than the middle one. A median of an even count is the lower
+  /// of the two middle values. Why the first round's peak RSS: resident memory does not shrink
+  /// when the allocator keeps freed pages, so later rounds' peaks also hold what the earlier
+  /// rounds' baselines allocated; the first is the closest to Spool's own.
   ///
   /// ```swift
   /// let merged = WorkloadReport.mergingRounds([first, second, third])

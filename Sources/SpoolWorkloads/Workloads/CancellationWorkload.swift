@@ -5,9 +5,10 @@ import Synchronization
 /// `.stop` and `finish()`, and the run must end with zero live effects and none fired.
 ///
 /// One unit is one restart (one cancellation and one new effect). The measured time includes
-/// waiting for every cancelled effect to end. The default volume is 20,000 because Spool's
-/// throughput here falls as the volume grows (measured: about 21k restarts/s at 20,000,
-/// 4.8k/s at 200,000), which is reported to the core as a bottleneck.
+/// waiting for every cancelled effect to end. The default volume is 20,000, which keeps a run
+/// short. A restart's cost must not grow with the restarts before it (it did until cancelled
+/// tasks left their ID at once, `EffectRegistryStateMachine.takeTasks(for:)`): a run with a
+/// larger `--actions` must keep the same throughput.
 enum CancellationWorkload {
   static let workload = Workload(
     name: "cancellation",

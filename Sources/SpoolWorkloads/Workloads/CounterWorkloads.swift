@@ -132,8 +132,8 @@ enum CounterWorkloads {
                 // (there are as many as cores) until it is done, and the store's drain loop
                 // waits for a thread while the producers spill into the queue's overflow.
                 // CPU-bound tasks should yield now and then; these do once per queue capacity
-                // (measured, spool bench fan-in, 3 runs each: yielding every 16,384 actions
-                // 0.59-0.99x of one producer, every 1,024 0.78-1.01x, never 0.19-0.29x).
+                // (in `spool bench fan-in`, producers that never yield reach a fraction of one
+                // producer's throughput, and yielding less often than this is less steady).
                 if index & (yieldInterval - 1) == 0 { await Task.yield() }
               }
               run.progress.advance(by: ReducerBaselines.chunk)

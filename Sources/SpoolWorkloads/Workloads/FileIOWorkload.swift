@@ -42,9 +42,9 @@ enum FileIOWorkload {
   /// store's, since effects start immediately) until the device answers; SpoolIO keeps up to
   /// ``concurrency`` reads in flight on the ring.
   ///
-  /// Not in the standard set (run it by name): it measures the device as much as Spool. On
-  /// the 2-core reference VM both sides were device-bound, about 10 k reads/s (two runs:
-  /// 0.67x and 1.01x of `blocking-io`): its virtual disk gained nothing from reads in flight.
+  /// Not in the standard set (run it by name): it measures the device as much as Spool. On a
+  /// virtual disk that gains nothing from reads in flight, both sides are bound by the device
+  /// and the ratio says little about Spool.
   /// The directory of the data file (`/tmp`) must be on a file system that supports
   /// `O_DIRECT` (not tmpfs); otherwise the run ends with the `open` error.
   static let cold = Workload(

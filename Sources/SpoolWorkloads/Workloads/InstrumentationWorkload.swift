@@ -13,7 +13,8 @@ enum InstrumentationWorkload {
   static let rounds = 3
   /// The work per action of the busy reducer.
   static let workNanoseconds = 1_000
-  /// The busy reducer gets this share of the actions (each costs ~1 µs rather than ~50 ns).
+  /// The busy reducer gets this share of the actions (each costs about ``workNanoseconds``,
+  /// many times a counter action).
   static let workShare = 10
 
   static let workload = Workload(

@@ -36,10 +36,9 @@ struct SoakTally: Sendable {
 /// its latency is a property of the store, not of how far the producers ran ahead.
 ///
 /// Every driver runs at least one window, however late it starts. Every window starts with
-/// `Task.yield()`. Without it, measured: `counter` and `counter-send`
-/// kept both cooperative threads of a 2-core machine for the whole run (an `await` into an
-/// idle store runs on the caller's thread without suspending), and no other driver, nor the
-/// sampler, ran until the deadline.
+/// `Task.yield()`. Without it, `counter` and `counter-send` keep both cooperative threads of a
+/// 2-core machine for the whole run (an `await` into an idle store runs on the caller's thread
+/// without suspending), and no other driver, nor the sampler, runs until the deadline.
 enum SoakDrivers {
   /// `counter`: one synchronous producer `enqueue`s increments; an observer follows the count.
   static func counter(_ soak: SoakContext) async throws -> SoakTally {
