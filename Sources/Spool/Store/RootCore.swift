@@ -30,10 +30,9 @@ struct QueuedAction<Action: Sendable>: Sendable {
 ///
 /// Specialization: the per-action path (`enqueueInline`, `drainAvailable`, `processInline`) is
 /// `@inlinable`, and `Store.init` (also `@inlinable`) installs it as closures created in the
-/// caller's module, so that it is compiled for the concrete reducer. Measured (`spool bench`,
-/// one run each): unspecialized, the path spent most of its time looking up generic metadata
-/// (`Effect<Action>`, tuples) and `send` cost about 450 ns per action; specialized (with the
-/// boxed `Effect` below), about 100 ns.
+/// caller's module, so that it is compiled for the concrete reducer: unspecialized, the path
+/// spends most of its time looking up generic metadata (`Effect<Action>`, tuples), several
+/// times the cost of the reduce itself (`spool bench counter-send`).
 @usableFromInline
 final class RootCore<R: Reducer & SendableMetatype>: StoreCore, @unchecked Sendable
 where R.State: Sendable {
@@ -42,8 +41,7 @@ where R.State: Sendable {
   // queue's consumer lock (every method that touches them is documented "with the consumer
   // lock held", and their callers take it: the drain loop, `finish`, the state readers, and
   // producers that reduce on their own thread); the lock is taken with an acquiring CAS and
-  // given back with a sequentially consistent store, so each holder sees its predecessor's
-  // writes. `drainEntry` and `effectSend` are written once by `install`, before the drain
+  // given back with a releasing store, so each holder sees its predecessor's writes. `drainEntry` and `effectSend` are written once by `install`, before the drain
   // loop starts and before `Store.init` returns, and only read afterwards;
   // `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves; every other
   // stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
@@ -88,10 +86,10 @@ where R.State: Sendable {
 
   /// The `.run(…).cancellable(id:cancelInFlight:)` effects of the current drain pass, reserved
   /// in the registry (so that a cancellation by ID or a later `cancelInFlight` reaches them)
-  /// but without a task yet: one cancelled before the pass ends never gets one. Measured,
-  /// `spool bench cancellation --rounds 1`, three interleaved pairs: 206-212 k restarts/s with
-  /// a task per restart, 372-478 k/s collected. Protected by the consumer lock, like
-  /// ``pendingRuns``; empty between passes.
+  /// but without a task yet: one cancelled before the pass ends never gets one (a task per
+  /// restart made restarts about half as fast: `spool bench cancellation`). Protected by the
+  /// consumer lock, like ``pendingRuns``; empty when no pass has left effects collected
+  /// (``passOnCaller(_:)``).
   @exclusivity(unchecked) @usableFromInline var pendingReserved: [PendingReservedEffect] = []
 
   /// An effect in ``pendingReserved``: its registration token, its ID, its run, and the action
@@ -160,8 +158,8 @@ where R.State: Sendable {
     // The queue, not the core: the core keeps this `Send`, and effects that outlive the store
     // must not keep the store's state alive. Nor a weak reference to the core: any weak
     // reference gives an object a side table, and then every retain and release of it takes
-    // the runtime's slow path (in a profile of `spool bench effects`, the weak load and the
-    // side-table releases were 5% of Spool's time). An effect that sends after the store
+    // the runtime's slow path (a measurable part of `spool bench effects`). An effect that
+    // sends after the store
     // shut down is reported, as a producer's `enqueue` is.
     let queue = queue
     let instrumentation = instrumentation
@@ -187,9 +185,10 @@ where R.State: Sendable {
   /// the consumer lock, as a plain actor call runs inline when the actor is free), else
   /// pushes it for the holder of the lock or the drain loop.
   ///
-  /// Budget without instrumentation, idle store, `.none` effect: one CAS and one exchange
-  /// (the lock), one task-local lookup (the dependencies), the reduce, about ten loads; no
-  /// clock read, no allocation (`spool bench counter` against `locked-class`).
+  /// Budget without instrumentation, idle store, `.none` effect: one CAS and one store (the
+  /// lock), one task-local lookup (the dependencies), the reduce, about ten loads; no clock
+  /// read, no allocation, no reference counting (`spool bench counter` against
+  /// `locked-class`).
   @inlinable @inline(__always)
   func enqueueInline(_ action: Action) {
     if reducesOnCaller && queue.tryLockConsumer() && reduceOnCaller(action) { return }
@@ -535,9 +534,8 @@ where R.State: Sendable {
   /// starts or cancels an effect, so that effects start and are cancelled in the order their
   /// reduces returned them (the reserved ones are reachable by their IDs already). Otherwise a
   /// lone `.run` and the cancellable shape start here, specialized for the reducer; anything
-  /// else goes through the effect planner (`runEffect`), which is generic code: in a perf
-  /// profile of `spool bench effects` that went through the planner, generic metadata lookups
-  /// took about 13% of the time.
+  /// else goes through the effect planner (`runEffect`), which is generic code whose metadata
+  /// lookups would be a large part of every effect's cost (`spool bench effects`).
   @inlinable
   func startEffect(
     _ effect: Effect<Action>, of action: Action, collect: Bool
