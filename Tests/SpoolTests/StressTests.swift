@@ -81,12 +81,7 @@ struct StressTests {
     await store.finish()
 
     let state = await store.state
-    var expectedChecksum: UInt64 = 0
-    for producer in 0..<producers {
-      for index in 0..<perProducer {
-        expectedChecksum &+= ChecksumFeature.term(producer: producer, index: index)
-      }
-    }
+    let expectedChecksum = ChecksumFeature.checksum(producers: producers, perProducer: perProducer)
     #expect(state.count == total, "seed \(seed)")
     #expect(state.checksum == expectedChecksum, "seed \(seed)")
     #expect(state.outOfOrder == 0, "seed \(seed): lost, duplicated or reordered actions")
@@ -164,12 +159,7 @@ struct StressTests {
     await store.finish()
 
     let state = await store.state
-    var expectedChecksum: UInt64 = 0
-    for producer in 0..<producers {
-      for index in 0..<perProducer {
-        expectedChecksum &+= ChecksumFeature.term(producer: producer, index: index)
-      }
-    }
+    let expectedChecksum = ChecksumFeature.checksum(producers: producers, perProducer: perProducer)
     #expect(state.count == producers * perProducer, "seed \(seed)")
     #expect(state.checksum == expectedChecksum, "seed \(seed)")
     #expect(state.outOfOrder == 0, "seed \(seed): lost, duplicated or reordered actions")
@@ -270,6 +260,15 @@ struct ChecksumFeature: Reducer {
 
   static func term(producer: Int, index: Int) -> UInt64 {
     mix(UInt64(producer) << 32 | UInt64(index))
+  }
+
+  /// The checksum of every producer's actions `0..<perProducer`, each once.
+  static func checksum(producers: Int, perProducer: Int) -> UInt64 {
+    var sum: UInt64 = 0
+    for producer in 0..<producers {
+      for index in 0..<perProducer { sum &+= term(producer: producer, index: index) }
+    }
+    return sum
   }
 
   func reduce(into state: inout State, action: Action) -> Effect<Action> {

@@ -142,7 +142,13 @@ where R.State: Sendable {
     self.reducesOnCaller = executor == nil
     self.queue = ActionQueue(capacity: queueCapacity)
     self.registry = EffectRegistry(executor: effectExecutor, startsImmediately: true)
-    self.statePointer = .allocate(capacity: 1)
+    // Cache lines of its own (128 bytes, a pair, as the adjacent-line prefetcher fetches):
+    // the state is written on every action, and a neighbour in the same line read by another
+    // thread would take the line away between two actions.
+    let lines = (MemoryLayout<State>.stride + 127) / 128 * 128
+    self.statePointer = UnsafeMutableRawPointer.allocate(
+      byteCount: max(lines, 128), alignment: max(128, MemoryLayout<State>.alignment)
+    ).bindMemory(to: State.self, capacity: 1)
     self.statePointer.initialize(to: initialState)
     self.reducer = reducer
     self.dependencies = dependencies
@@ -395,6 +401,13 @@ where R.State: Sendable {
   @inlinable
   func trySendOnCaller(_ action: Action) -> StoreTask? {
     guard reducesOnCaller && queue.tryLockConsumer() else { return nil }
+    return sendLocked(action)
+  }
+
+  /// A `send` by a holder of the consumer lock: reduces, takes what its effects sent back
+  /// (up to ``callerDrainLimit``), unlocks.
+  @inlinable @inline(__always)
+  func sendLocked(_ action: Action) -> StoreTask {
     let task = sendInline(action)
     if queue.hasPending {
       drainAfterCaller(bindingDependencies: true)
@@ -817,13 +830,7 @@ where R.State: Sendable {
   @inlinable
   func sendOnExecutor(_ action: Action, isolation: isolated StoreIsolation) async -> StoreTask {
     await lockOnExecutor(isolation: isolation)
-    let task = sendInline(action)
-    if queue.hasPending {
-      drainAfterCaller(bindingDependencies: true)
-    } else {
-      queue.unlockConsumer()
-    }
-    return task
+    return sendLocked(action)
   }
 
   func shutdown() {
@@ -841,7 +848,7 @@ where R.State: Sendable {
 
   deinit {
     statePointer.deinitialize(count: 1)
-    statePointer.deallocate()
+    UnsafeMutableRawPointer(statePointer).deallocate()
   }
 
   /// The root `Store` was deinitialized: nobody can send to this store any more.
