@@ -26,7 +26,8 @@ extension TestStore {
   /// - Returns: What `operation` returns.
   /// - Throws: What `operation` throws.
   ///
-  /// As TCA's; Spool's runs `operation` in the caller's isolation, like every step.
+  /// Where Spool differs from TCA: `operation` runs in the caller's isolation, like every
+  /// step of Spool's test store, rather than on the main actor.
   public nonisolated(nonsending) func withExhaustivity<R>(
     _ exhaustivity: Exhaustivity,
     operation: nonisolated(nonsending) () async throws -> R
