@@ -51,6 +51,14 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        // IssueReporting reaches Swift Testing and XCTest only through this library, which it
+        // looks up at run time (dlopen and dlsym on Linux): without it, a test store's failure
+        // is a printed line and the test passes. A dependency of SpoolTesting's, so that a test
+        // target that depends on SpoolTesting alone links it (a dynamic library, next to the
+        // test binary). Tests/ConsumerPackage proves it. (With OMIT_DYNAMIC_TEST_SUPPORT set,
+        // the product is linked statically, and on Linux its symbols are then not exported for
+        // dlsym to find: failures are printed again, with or without this line.)
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
       ]
     ),
@@ -93,17 +101,11 @@ let package = Package(
     ),
     .testTarget(
       name: "SpoolTests",
-      dependencies: [
-        "Spool", "SpoolTesting",
-        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
-      ]
+      dependencies: ["Spool", "SpoolTesting"]
     ),
     .testTarget(
       name: "SpoolTestingTests",
-      dependencies: [
-        "Spool", "SpoolTesting",
-        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
-      ]
+      dependencies: ["Spool", "SpoolTesting"]
     ),
     .testTarget(
       name: "SpoolIOTests",

@@ -28,6 +28,8 @@ extension TestStore {
     line: UInt = #line,
     column: UInt = #column
   ) async {
+    executor.beginStep()
+    defer { executor.endStep() }
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     await runEffects(until: { false }, timeout: timeout ?? self.timeout, at: location)
     reportUnfinishedWork(at: location)
@@ -55,6 +57,8 @@ extension TestStore {
     line: UInt = #line,
     column: UInt = #column
   ) async {
+    executor.beginStep()
+    defer { executor.endStep() }
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     await runEffectsUntilIdle(at: location)
     guard !receivedActions.isEmpty else {
@@ -88,6 +92,8 @@ extension TestStore {
     line: UInt = #line,
     column: UInt = #column
   ) async {
+    executor.beginStep()
+    defer { executor.endStep() }
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     await runEffectsUntilIdle(at: location)
     let inFlight = mailbox.inFlight

@@ -171,6 +171,8 @@ extension TestStore {
     update: ((inout State) throws -> Void)?,
     at location: TestLocation
   ) async {
+    executor.beginStep()
+    defer { executor.endStep() }
     let exhaustive = exhaustivity == .on
     await runEffects(
       until: {

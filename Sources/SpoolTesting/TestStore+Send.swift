@@ -35,6 +35,8 @@ extension TestStore {
     line: UInt = #line,
     column: UInt = #column
   ) async -> TestStoreTask {
+    executor.beginStep()
+    defer { executor.endStep() }
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     await runEffectsUntilIdle(at: location)
     if !receivedActions.isEmpty {

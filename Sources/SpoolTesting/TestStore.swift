@@ -38,7 +38,9 @@ import Spool
 /// - It is not bound to the main actor: its methods are `nonisolated(nonsending)`, so they run
 ///   in the test's own isolation, whether the test is `@MainActor` or not. A test store is not
 ///   `Sendable`; keep it in the test that made it.
-/// - Effects progress only inside the test store's steps (see "Determinism").
+/// - Effects progress only inside the test store's steps, or inside a call of the test's own
+///   task that resumes them, such as a test clock's `advance` (see "Determinism"); the actions
+///   they send are reduced at the next step, where TCA's store reduces them at once.
 ///
 /// ## Design
 ///
@@ -55,24 +57,32 @@ import Spool
 /// ## Determinism
 ///
 /// Every effect task prefers the test store's executor, a first-in, first-out queue of jobs that
-/// nothing runs but the test store itself: each step (`send`, `receive`, `finish`, `skip…`) first
+/// only the test's own task runs: each step (`send`, `receive`, `finish`, `skip…`) first
 /// runs queued jobs one at a time, on the test's thread, reducing the actions they send as they
 /// arrive, until none is left. So effects never run concurrently with the test's code, and every
 /// run of a test sees the same interleaving. (TCA reaches the same end by serializing the whole
 /// process on the main thread with `withMainSerialExecutor`, a global hook that would also
 /// serialize every other test running in parallel in the same process.)
 ///
-/// With swift-clocks' `TestClock`, `await clock.advance(by:)` releases the sleeps that are due;
-/// the effects they resume run at the test store's next step. An effect that sleeps again in a
-/// loop registers its next sleep only then, so advance a repeating timer one interval per step,
-/// as TCA's own examples do:
+/// With swift-clocks' `TestClock`, `await clock.advance(by:)` resumes the due sleeps one at a
+/// time, in deadline order, and each effect it resumes runs at once, on the test's thread,
+/// until it suspends again: a repeating timer registers its next sleep before the clock looks
+/// for the next due one, so an advance over several intervals delivers every tick, as in TCA.
+/// The actions those effects send are reduced at the test store's next step, in the order they
+/// were sent:
 ///
 /// ```swift
-/// await clock.advance(by: .seconds(1))
+/// await clock.advance(by: .seconds(3))
 /// await store.receive(\.timerTicked) { $0.secondsElapsed = 1 }
-/// await clock.advance(by: .seconds(1))
 /// await store.receive(\.timerTicked) { $0.secondsElapsed = 2 }
+/// await store.receive(\.timerTicked) { $0.secondsElapsed = 3 }
 /// ```
+///
+/// The same holds for anything else the test's own task does between steps that resumes an
+/// effect (yielding into an `AsyncStream` an effect reads, resuming a continuation): the effect
+/// runs inside that call, until it suspends. So do not resume an effect while holding a lock
+/// that the effect takes. Work resumed between steps by another task or thread waits for the
+/// next step.
 ///
 /// An effect that awaits work off the test store's executor (a real network call, another
 /// actor) hands its continuation back from another thread; steps wait for it, up to ``timeout``,
@@ -84,7 +94,7 @@ import Spool
 public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   // Every stored property below is confined to the test's task: the class is not Sendable and
   // its methods run in the caller's isolation. Effect tasks reach the test store only through
-  // `mailbox`, which is Sendable and locks itself, and run only when the test store drains
+  // `mailbox`, which is Sendable and locks itself, and run only when the test's task drains
   // `executor`.
 
   /// How much the test store checks; ``Exhaustivity/on`` by default.
@@ -169,6 +179,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   }
 
   deinit {
+    // A step that never ends: from here on, jobs only queue, for the loop below.
+    executor.beginStep()
     reportUnfinishedWork(at: location)
     effects.cancelAll()
     // Let the cancelled effects unwind now, on this thread; what they send is dropped. A bound,

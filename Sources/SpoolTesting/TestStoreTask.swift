@@ -62,6 +62,8 @@ extension TestStore: TestStoreEffects {
   nonisolated(nonsending) func finish(
     effects ids: [Int], timeout: Duration?, at location: TestLocation
   ) async {
+    executor.beginStep()
+    defer { executor.endStep() }
     let isDone = { ids.allSatisfy { !self.mailbox.isInFlight(effect: $0) } }
     await runEffects(until: isDone, timeout: timeout ?? self.timeout, at: location)
     let running = mailbox.inFlight.filter { ids.contains($0.id) }
@@ -78,6 +80,8 @@ extension TestStore: TestStoreEffects {
   }
 
   nonisolated(nonsending) func cancel(effects ids: [Int], at location: TestLocation) async {
+    executor.beginStep()
+    defer { executor.endStep() }
     await cancelEffects(ids, at: location)
   }
 }

@@ -67,6 +67,7 @@ import Testing
     for _ in 0..<Self.runs {
       await SearchTests().typingQuicklyIssuesOneRequest()
       await TimerTests().ticksEverySecondUntilStopped()
+      await TimerTests().anAdvanceOverSeveralIntervalsDeliversEveryTick()
       await TodosTests().deleteCancelsTheRowsEffect()
       await CounterTests().numberFact()
     }

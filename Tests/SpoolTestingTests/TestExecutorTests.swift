@@ -32,6 +32,53 @@ import Testing
     #expect(!executor.hasJobs)
   }
 
+  @Test func betweenStepsAJobTheOwnerEnqueuesRunsAtOnceThenTheJobsItQueued() async {
+    let executor = TestExecutor {}
+    // A step makes this task the owner.
+    executor.beginStep()
+    executor.endStep()
+    let log = LockIsolated<[String]>([])
+    let outer = Task(executorPreference: executor) {
+      log.withValue { $0.append("outer starts") }
+      let inner = Task(executorPreference: executor) { log.withValue { $0.append("inner") } }
+      log.withValue { $0.append("outer ends") }
+      return inner
+    }
+    // Both ran inside `Task.init`, one after the other, not nested.
+    #expect(log.value == ["outer starts", "outer ends", "inner"])
+    #expect(!executor.hasJobs)
+    await outer.value.value
+  }
+
+  @Test func duringAStepJobsWaitForTheStepToRunThem() async {
+    let executor = TestExecutor {}
+    let log = LockIsolated<[Int]>([])
+    executor.beginStep()
+    let task = Task(executorPreference: executor) { log.withValue { $0.append(1) } }
+    #expect(log.value == [])
+    while executor.runNext() {}
+    executor.endStep()
+    #expect(log.value == [1])
+    await task.value
+  }
+
+  @Test func betweenStepsAJobAnotherTaskEnqueuesWaitsForTheNextStep() async {
+    let executor = TestExecutor {}
+    executor.beginStep()
+    executor.endStep()
+    let log = LockIsolated<[Int]>([])
+    let task = await Task.detached {
+      Task(executorPreference: executor) { log.withValue { $0.append(1) } }
+    }.value
+    #expect(log.value == [])
+    #expect(executor.hasJobs)
+    executor.beginStep()
+    while executor.runNext() {}
+    executor.endStep()
+    #expect(log.value == [1])
+    await task.value
+  }
+
   @Test func anEmptyStateMachineHasNoJob() {
     var machine = TestExecutorStateMachine()
     #expect(!machine.hasJobs)

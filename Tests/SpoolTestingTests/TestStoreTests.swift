@@ -182,6 +182,19 @@ import Testing
     await store.finish()
   }
 
+  @Test func taskCancelByIDFromAnEffectEndsTheEffectsUnderTheID() async {
+    let store = TestStore(initialState: Harness.State()) {
+      Harness {
+        .merge(
+          .run { _ in await suspendUntilCancelled() }.cancellable(id: Harness.CancelID.work),
+          .run { _ in Task.cancel(id: Harness.CancelID.work) }
+        )
+      }
+    }
+    await store.send(.start)
+    await store.finish()
+  }
+
   @Test func taskFinishAndCancel() async {
     let clock = TestClock()
     let store = TestStore(initialState: Harness.State()) {

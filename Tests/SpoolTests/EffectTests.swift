@@ -241,6 +241,80 @@ struct EffectHarness: Reducer {
     #expect(await store.state.responses == ["after"])
   }
 
+  /// Bounded: an effect left running would make `finish()` wait forever.
+  @Test(.timeLimit(.minutes(1))) func taskCancelFromAnEffectCancelsTheEffectsUnderTheID() async {
+    let live = LiveCounter()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { name in
+        if name == "stop" { return .run { _ in Task.cancel(id: CancelID.work) } }
+        return .run { _ in
+          live.enter()
+          defer { live.leave() }
+          await suspendUntilCancelled()
+        }
+        .cancellable(id: CancelID.work)
+      }
+    }
+    await store.send(.start("1"))
+    await store.send(.start("2"))
+    while live.count < 2 { await Task.yield() }
+    await store.send(.start("stop")).finish()
+    await store.finish()
+    #expect(live.count == 0)
+    #expect(store.runningEffectCount == 0)
+  }
+
+  @Test func taskCancelCancelsTheCallingEffectWhenItRunsUnderTheID() async {
+    let log = EventLog()
+    let store = Store(initialState: EffectHarness.State()) {
+      EffectHarness { _ in
+        .run { _ in
+          Task.cancel(id: CancelID.work)
+          log.append(Task.isCancelled ? "cancelled" : "running")
+        }
+        .cancellable(id: CancelID.work)
+      }
+    }
+    await store.send(.start("x")).finish()
+    #expect(log.all == ["cancelled"])
+  }
+
+  /// Bounded: an effect left running would make `finish()` wait forever.
+  @Test(.timeLimit(.minutes(1))) func taskCancelReachesOnlyTheCallingEffectsStore() async {
+    let live = LiveCounter()
+    let make = {
+      Store(initialState: EffectHarness.State()) {
+        EffectHarness { name in
+          if name == "stop" { return .run { _ in Task.cancel(id: CancelID.work) } }
+          return .run { _ in
+            live.enter()
+            defer { live.leave() }
+            await suspendUntilCancelled()
+          }
+          .cancellable(id: CancelID.work)
+        }
+      }
+    }
+    let first = make()
+    let second = make()
+    await first.send(.start("a"))
+    await second.send(.start("b"))
+    while live.count < 2 { await Task.yield() }
+    await first.send(.start("stop")).finish()
+    await first.finish()
+    #expect(first.runningEffectCount == 0)
+    #expect(second.runningEffectCount == 1)
+    #expect(live.count == 1)
+    await second.shutdown()
+    await second.finish()
+  }
+
+  @Test func taskCancelOutsideAnEffectIsReported() {
+    withKnownIssue {
+      Task.cancel(id: CancelID.work)
+    } matching: { String(describing: $0).contains("outside an effect of a store") }
+  }
+
   /// An effect's task is its own (started immediately, not run in the caller's task), with the
   /// priority the effect asked for, or the starting task's when it asked for none; and it sees
   /// task-local values bound where it was started. From `send` and from `enqueue`.

@@ -24,7 +24,7 @@ extension TestStore {
         return
       }
       if expected != after {
-        location.fail(mismatch(expected: expected, actual: after, update: update))
+        location.fail(mismatch(expected: expected, actual: after, hasUpdate: update != nil))
       } else if showSkippedAssertions {
         expectExhaustiveState(
           from: before, to: after, update: update, report: location.skipped
@@ -47,7 +47,7 @@ extension TestStore {
       return
     }
     if expected != after {
-      report(mismatch(expected: expected, actual: after, update: update))
+      report(mismatch(expected: expected, actual: after, hasUpdate: update != nil))
     } else if update != nil, after == before {
       report(
         """
@@ -60,11 +60,11 @@ extension TestStore {
     }
   }
 
-  private func mismatch(
-    expected: State, actual: State, update: ((inout State) throws -> Void)?
-  ) -> String {
+  /// The failure message for `actual` where `expected` was expected; `hasUpdate` says whether
+  /// the test described a change (a trailing closure) or expected none.
+  func mismatch(expected: State, actual: State, hasUpdate: Bool) -> String {
     let preamble =
-      update == nil
+      !hasUpdate
       ? "State was not expected to change, but a change occurred: …"
       : "A state change does not match expectation: …"
     guard let difference = diff(expected, actual, format: .proportional) else {

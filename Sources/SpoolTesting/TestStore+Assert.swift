@@ -1,0 +1,49 @@
+extension TestStore {
+  /// Asserts what the current state is, without sending an action.
+  ///
+  /// `updateStateToExpectedResult` changes a copy of ``state`` into the state the test
+  /// expects; any difference from the actual state fails the test at the caller's line, with
+  /// the diff that a `send` or `receive` closure shows. Fields the closure leaves alone are not
+  /// checked, and setting a field to the value it already has passes (nothing need change).
+  ///
+  /// ```swift
+  /// await store.send(.onAppear)
+  /// await store.receive(\.itemsLoaded)
+  /// store.assert {
+  ///   $0.items = ["Milk", "Eggs"]
+  ///   $0.isLoading = false
+  /// }
+  /// ```
+  ///
+  /// The state is the state after the last action the test store reduced: it does not run
+  /// effects first, so actions they send are reflected once a step (`receive`, `send`, …) has
+  /// reduced them. As in TCA, `assert` is synchronous.
+  ///
+  /// - Parameters:
+  ///   - updateStateToExpectedResult: Changes the current state into the state the test
+  ///     expects.
+  ///   - fileID: The file ID of the place where this assertion reports its failures; the
+  ///     caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
+  public func assert(
+    _ updateStateToExpectedResult: (_ state: inout State) throws -> Void,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    var expected = state
+    do {
+      try updateStateToExpectedResult(&expected)
+    } catch {
+      location.fail("Threw error: \(error)")
+      return
+    }
+    if expected != state {
+      location.fail(mismatch(expected: expected, actual: state, hasUpdate: true))
+    }
+  }
+}

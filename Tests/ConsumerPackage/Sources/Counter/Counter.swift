@@ -1,0 +1,29 @@
+import Spool
+
+/// A counter: the smallest feature with state, actions and an effect.
+public struct Counter: Reducer {
+  public struct State: Equatable, Sendable {
+    public var count = 0
+
+    public init(count: Int = 0) {
+      self.count = count
+    }
+  }
+
+  public enum Action: Equatable, Sendable {
+    case incrementButtonTapped
+    case incrementByEffectButtonTapped
+  }
+
+  public init() {}
+
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .incrementButtonTapped:
+      state.count += 1
+      return .none
+    case .incrementByEffectButtonTapped:
+      return .send(.incrementButtonTapped)
+    }
+  }
+}
