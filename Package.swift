@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "SpoolIO", targets: ["SpoolIO"]),
     .library(name: "SpoolProfiling", targets: ["SpoolProfiling"]),
     .library(name: "SpoolWorkloads", targets: ["SpoolWorkloads"]),
+    .library(name: "SpoolMetrics", targets: ["SpoolMetrics"]),
     .executable(name: "spool", targets: ["spool"]),
   ],
   dependencies: [
@@ -22,6 +23,8 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     // `swift package generate-documentation` for the DocC catalogs (.ci/run builds them).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
@@ -92,6 +95,14 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
+    .target(
+      name: "SpoolMetrics",
+      dependencies: [
+        "Spool", "SpoolProfiling",
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Tracing", package: "swift-distributed-tracing"),
+      ]
+    ),
     .executableTarget(
       name: "spool",
       dependencies: [
@@ -118,6 +129,14 @@ let package = Package(
     .testTarget(
       name: "SpoolProfilingTests",
       dependencies: ["Spool", "SpoolProfiling"]
+    ),
+    .testTarget(
+      name: "SpoolMetricsTests",
+      dependencies: [
+        "Spool", "SpoolMetrics", "SpoolProfiling",
+        .product(name: "MetricsTestKit", package: "swift-metrics"),
+        .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

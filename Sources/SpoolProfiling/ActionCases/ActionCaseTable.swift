@@ -12,8 +12,9 @@
 /// recorder (a profile of `spool bench instrumentation`). It works on the bytes of a value of
 /// the type it was made for.
 ///
-/// Not thread-safe: the owner (``LatencyRecorder``) keeps it under its lock.
-struct ActionCaseTable {
+/// Not thread-safe: the owner (``LatencyRecorder``, or `SpoolMetrics`' instrumentations, which
+/// reach it as a `package` type) keeps it under its lock.
+package struct ActionCaseTable {
   private enum Entry {
     case unknown
     case leaf(slot: Int)
@@ -29,14 +30,14 @@ struct ActionCaseTable {
   }
 
   /// Labels, indexed by slot.
-  private(set) var labels: [String] = []
+  package private(set) var labels: [String] = []
   /// `nodes[0]` is the action type itself; empty when it is not an enum we can read.
   private var nodes: [Node] = []
   private let size: Int
   private let alignment: Int
 
   /// Creates the table of `actionType`, whose values the caller passes by address.
-  init(actionType: Any.Type, size: Int, alignment: Int) {
+  package init(actionType: Any.Type, size: Int, alignment: Int) {
     self.size = size
     self.alignment = alignment
     if let layout = EnumLayout(actionType) {
@@ -53,7 +54,7 @@ struct ActionCaseTable {
   ///
   /// - Parameter value: The address of a value of the table's action type.
   /// - Complexity: O(nesting depth); no allocation on a hit.
-  mutating func slot(ofValueAt value: UnsafeRawPointer) -> Int {
+  package mutating func slot(ofValueAt value: UnsafeRawPointer) -> Int {
     guard !nodes.isEmpty else { return 0 }
     let tag = nodes[0].layout.tag(at: value)
     if tag < nodes[0].entries.count, case .leaf(let slot) = nodes[0].entries[tag] {

@@ -4,14 +4,14 @@
 /// `Mutex.withLock` closure: region-based isolation checking would otherwise merge the
 /// borrowed pointer's region into the protected state's. The state never stores it; it reads
 /// the enum tag (and, for nested cases, copies the bytes) within the same call.
-struct ActionAddress: Sendable {
+package struct ActionAddress: Sendable {
   private let bitPattern: UInt
 
-  init(_ pointer: UnsafeRawPointer) {
+  package init(_ pointer: UnsafeRawPointer) {
     bitPattern = UInt(bitPattern: pointer)
   }
 
-  var pointer: UnsafeRawPointer {
+  package var pointer: UnsafeRawPointer {
     // Non-zero by construction.
     UnsafeRawPointer(bitPattern: bitPattern)!
   }

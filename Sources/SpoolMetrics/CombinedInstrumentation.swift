@@ -1,0 +1,79 @@
+import Spool
+
+/// Feeds one store's timing to several instrumentations, in the order given.
+///
+/// A store takes one instrumentation; this one forwards every call to each of its parts, so a
+/// store can feed a `LatencyRecorder`, a ``MetricsInstrumentation`` and a
+/// ``TracingInstrumentation`` at once. It adds a loop and one dynamic call per part to each
+/// hook; the parts' own costs add up.
+///
+/// ```swift
+/// let recorder = LatencyRecorder<Checkout.Action>()
+/// let store = Store(
+///   initialState: Checkout.State(),
+///   instrumentation: CombinedInstrumentation(
+///     recorder,
+///     MetricsInstrumentation<Checkout.Action>(store: "checkout"),
+///     TracingInstrumentation<Checkout.Action>(store: "checkout")
+///   )
+/// ) {
+///   Checkout()
+/// }
+/// ```
+public final class CombinedInstrumentation<Action: Sendable>: StoreInstrumentation {
+  /// The instrumentations each call goes to, in order.
+  public let parts: [any StoreInstrumentation<Action>]
+
+  /// Combines `parts`, which receive each call in the order given.
+  ///
+  /// ```swift
+  /// let both = CombinedInstrumentation(recorder, metrics)
+  /// ```
+  public convenience init(_ parts: any StoreInstrumentation<Action>...) {
+    self.init(parts: parts)
+  }
+
+  /// Combines `parts`, which receive each call in array order.
+  ///
+  /// ```swift
+  /// let all = CombinedInstrumentation(parts: [recorder, metrics, tracing])
+  /// ```
+  public init(parts: [any StoreInstrumentation<Action>]) {
+    self.parts = parts
+  }
+
+  /// Forwards to each part.
+  ///
+  /// ```swift
+  /// both.actionReduced(.tap, enqueuedAt: 100, startedAt: 150, endedAt: 190)
+  /// ```
+  public func actionReduced(
+    _ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  ) {
+    for part in parts {
+      part.actionReduced(action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+    }
+  }
+
+  /// Forwards to each part.
+  ///
+  /// ```swift
+  /// both.effectStarted(by: .load, at: 200)
+  /// ```
+  public func effectStarted(by action: Action, at time: UInt64) {
+    for part in parts { part.effectStarted(by: action, at: time) }
+  }
+
+  /// Forwards to each part.
+  ///
+  /// ```swift
+  /// both.effectEnded(by: .load, startedAt: 200, endedAt: 5_200, outcome: .finished)
+  /// ```
+  public func effectEnded(
+    by action: Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome
+  ) {
+    for part in parts {
+      part.effectEnded(by: action, startedAt: startedAt, endedAt: endedAt, outcome: outcome)
+    }
+  }
+}
