@@ -14,7 +14,14 @@ extension Reducer {
   ///
   /// An element's effects end with the element, as in TCA: when this reducer removes an
   /// element, every effect that element's reducer started is cancelled (and an effect it
-  /// returned for the action that removed it is not started).
+  /// returned for the action that removed it is not started). Cancellation IDs belong to their
+  /// element: an ID used inside the element's reducer and effects
+  /// (``Effect/cancellable(id:cancelInFlight:)``, ``Effect/cancel(id:)``, `Task.cancel(id:)`,
+  /// ``withTaskCancellation(id:cancelInFlight:operation:fileID:filePath:line:column:)``) is
+  /// qualified by the element's ID and this key path. So two rows that both restart
+  /// `CancelID.download` with `cancelInFlight: true` do not cancel each other, and a row's
+  /// `.cancel(id: CancelID.download)` cancels only its own download. IDs the parent uses stay
+  /// the parent's; it ends a row's effects by removing the row, or by sending it an action.
   ///
   /// Cost: besides the element's reduce, an action copies the array's `ids` (a retain) before
   /// the parent runs and compares its storage after (no allocation). When the parent changes
@@ -169,7 +176,8 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     return .merge(effects)
   }
 
-  /// The presence ID of the element `id`: its effects run under it.
+  /// The presence ID of the element `id`: its effects run under it, and its cancellation IDs
+  /// are qualified by it.
   @inlinable
   func presence(of id: ID) -> AnyHashableSendable {
     AnyHashableSendable(ChildPresenceID(path: KeyPathIdentity(toElementsState), id: id))

@@ -12,7 +12,9 @@ extension Reducer {
   /// another case, every effect the child started is cancelled (and an effect the child
   /// returned for the action that moved it is not started). When the child state is
   /// `Identifiable`, a child of another ID in the same case is another child, and the old
-  /// one's effects are cancelled too.
+  /// one's effects are cancelled too. Cancellation IDs the child uses are qualified by the
+  /// case (and the child's ID), as with `ifLet`: they never meet the parent's or another
+  /// child's.
   ///
   /// Cost: an action costs two extractions of the case (before and after the parent runs),
   /// plus the child's own reduce when it is a child action; nothing is allocated unless the
@@ -72,7 +74,8 @@ extension Reducer {
   /// the state is in that case; a child of another ID is another child.
   ///
   /// As the `ifCaseLet` for any child state, except that replacing the child with one of
-  /// another ID in the same case cancels the replaced child's effects.
+  /// another ID in the same case cancels the replaced child's effects, and cancellation IDs
+  /// are qualified by the child's ID as well as by the case.
   ///
   /// ```swift
   /// .ifCaseLet(\.editing, action: \.editing) {

@@ -16,6 +16,12 @@ extension Reducer {
   /// `Identifiable`, replacing it with a child of another ID cancels the old child's effects
   /// too; otherwise the child at this path stays the same child until it is `nil`.
   ///
+  /// Cancellation IDs belong to the child: an ID the child uses in
+  /// ``Effect/cancellable(id:cancelInFlight:)``, ``Effect/cancel(id:)``, `Task.cancel(id:)` or
+  /// ``withTaskCancellation(id:cancelInFlight:operation:fileID:filePath:line:column:)`` is
+  /// qualified by the child's identity (this key path and, for an `Identifiable` child, its
+  /// ID), so it never meets the same ID used by the parent or by another child.
+  ///
   /// Cost: an action costs two reads of the optional child state (before and after the parent
   /// runs), plus the child's own reduce when it is a child action; nothing is allocated unless
   /// the child returns an effect or is dismissed.
@@ -71,7 +77,8 @@ extension Reducer {
   /// of another ID is another child.
   ///
   /// As the `ifLet` for any optional child state, except that replacing the child state with
-  /// a child of another ID cancels the effects of the one replaced.
+  /// a child of another ID cancels the effects of the one replaced, and cancellation IDs are
+  /// qualified by the child's ID as well as by the key path.
   ///
   /// ```swift
   /// .ifLet(\.editor, action: \.editor) {
