@@ -9,6 +9,16 @@ extension Effect {
   /// restart a timer. IDs belong to one store: two stores may use the same ID without touching
   /// each other's effects.
   ///
+  /// IDs belong to the feature that uses them, as in TCA: inside a child run by
+  /// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)``,
+  /// ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)`` or
+  /// ``Reducer/forEach(_:action:element:fileID:filePath:line:column:)``, an ID is qualified by
+  /// that child's identity (its path in the parent's state, and the element's or child's ID),
+  /// so two rows that both use `CancelID.download` with `cancelInFlight: true` do not cancel
+  /// each other, and a row's ``cancel(id:)`` reaches only that row's effects. The parent's own
+  /// IDs stay as they are, and the parent cannot reach a child's effects by the child's ID:
+  /// send the child an action, or remove it (its effects end with it).
+  ///
   /// An effect cancelled before its operation has begun may never begin: the store starts the
   /// cancellable effects of the actions it reduces from its queue at the end of each drain
   /// pass, so a burst of restarts reduced together starts only the last one's operation.
@@ -49,7 +59,9 @@ extension Effect {
 
   /// An effect that cancels every running effect of this store registered under `id`.
   ///
-  /// Cancelling an ID that nothing runs under does nothing.
+  /// Cancelling an ID that nothing runs under does nothing. Returned by a child reducer run by
+  /// `ifLet`, `ifCaseLet` or `forEach`, it cancels only that child's effects under `id` (see
+  /// ``cancellable(id:cancelInFlight:)``).
   ///
   /// ```swift
   /// case .stopButtonTapped:
@@ -67,7 +79,9 @@ extension Effect {
 ///
 /// For use inside `Effect.run`, when only part of an effect should be cancellable, or when the
 /// cancellable part is decided at run time. Outside a store's effect, `operation` runs with no
-/// registration and a runtime issue is reported.
+/// registration and a runtime issue is reported. Inside an effect of a child feature (`ifLet`,
+/// `ifCaseLet`, `forEach`), `id` is qualified by the child's identity, as the child's
+/// ``Effect/cancellable(id:cancelInFlight:)`` is.
 ///
 /// - Parameters:
 ///   - id: The cancellation ID.
@@ -110,7 +124,9 @@ public func withTaskCancellation<ID: Hashable & Sendable, T: Sendable>(
     )
     return try await operation()
   }
+  // Inside a child's effect, `id` is the child's own (see `ScopedCancelID`).
   return try await registry.runCancellable(
-    id: AnyHashableSendable(id), cancelInFlight: cancelInFlight, operation: operation
+    id: CancelScope.qualified(AnyHashableSendable(id)), cancelInFlight: cancelInFlight,
+    operation: operation
   )
 }

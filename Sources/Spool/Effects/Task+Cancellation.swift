@@ -25,6 +25,10 @@ extension Task where Success == Never, Failure == Never {
   /// store, nothing is cancelled and a runtime issue is reported. As in TCA, it is synchronous:
   /// write `Task.cancel(id:)` without `await`.
   ///
+  /// Inside an effect of a child feature run by `ifLet`, `ifCaseLet` or `forEach`, `id` is
+  /// the child's own, as with ``Effect/cancel(id:)`` in its reducer: a row cancels its own
+  /// effects under `id`, not its siblings'.
+  ///
   /// - Parameters:
   ///   - id: The cancellation ID.
   ///   - fileID: The file ID of the place where a misuse is reported; the caller's by default.
@@ -48,6 +52,7 @@ extension Task where Success == Never, Failure == Never {
       )
       return
     }
-    registry.cancel(id: AnyHashableSendable(id))
+    // Inside a child's effect, `id` is the child's own (see `ScopedCancelID`).
+    registry.cancel(id: CancelScope.qualified(AnyHashableSendable(id)))
   }
 }

@@ -1,6 +1,8 @@
+import ConcurrencyExtras
 import CustomDump
 import CasePaths
 import IdentifiedCollections
+import OrderedCollections
 
 extension Reducer {
   /// Runs a child reducer on the element of an `IdentifiedArray` that a child action names.
@@ -8,8 +10,23 @@ extension Reducer {
   /// The parent's action case carries an ``IdentifiedAction``: the element's ID and its action
   /// (`.rows(.element(id: id, action: .toggle))`). The child runs first, on that element only,
   /// in O(1) whatever the size of the array. An action for an ID that is not in the array is
-  /// reported and ignored. The child's effects are not cancelled when its element is removed:
-  /// give them a cancellation ID derived from the element's ID and cancel it when removing.
+  /// reported and ignored.
+  ///
+  /// An element's effects end with the element, as in TCA: when this reducer removes an
+  /// element, every effect that element's reducer started is cancelled (and an effect it
+  /// returned for the action that removed it is not started). Cancellation IDs belong to their
+  /// element: an ID used inside the element's reducer and effects
+  /// (``Effect/cancellable(id:cancelInFlight:)``, ``Effect/cancel(id:)``, `Task.cancel(id:)`,
+  /// ``withTaskCancellation(id:cancelInFlight:operation:fileID:filePath:line:column:)``) is
+  /// qualified by the element's ID and this key path. So two rows that both restart
+  /// `CancelID.download` with `cancelInFlight: true` do not cancel each other, and a row's
+  /// `.cancel(id: CancelID.download)` cancels only its own download. IDs the parent uses stay
+  /// the parent's; it ends a row's effects by removing the row, or by sending it an action.
+  ///
+  /// Cost: besides the element's reduce, an action copies the array's `ids` (a retain) before
+  /// the parent runs and compares its storage after (no allocation). When the parent changes
+  /// which IDs are in the array, the copy makes that change copy the IDs' storage, and the
+  /// removed IDs are found in O(n), as in TCA.
   ///
   /// - Parameters:
   ///   - toElementsState: A writable key path to the identified array.
@@ -22,10 +39,18 @@ extension Reducer {
   ///   - column: The column of that place; the caller's by default.
   ///
   /// ```swift
-  /// Reduce { state, action in … }
-  ///   .forEach(\.todos, action: \.todos) {
-  ///     Todo()
+  /// Reduce { state, action in
+  ///   switch action {
+  ///   case let .delete(id):
+  ///     state.todos.remove(id: id)  // cancels that row's effects
+  ///     return .none
+  ///   case .todos:
+  ///     return .none
   ///   }
+  /// }
+  /// .forEach(\.todos, action: \.todos) {
+  ///   Todo()
+  /// }
   /// ```
   @inlinable
   public func forEach<
@@ -98,33 +123,89 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
 
   // Inlinable, so that it is specialized for the concrete reducers where the store is created:
   // generic, a row action spent about a third of its time instantiating metadata.
+  //
+  // Budget without element effects: one retain and release of the `ids` storage and a
+  // 16-byte comparison per action, no allocation, while the parent leaves the IDs alone.
   @inlinable
   public func reduce(
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
-    let elementEffect = reduceElement(into: &state, action: action)
+    let (elementEffect, actedID) = reduceElement(into: &state, action: action)
+    // Held while the parent runs: a removal then copies the storage, so the identity check
+    // below cannot miss a change made in place.
+    let idsBefore = state[keyPath: toElementsState].ids
     let parentEffect = parent.reduce(into: &state, action: action)
-    return elementEffect.merge(with: parentEffect)
+    if Self.isIdentical(idsBefore, state[keyPath: toElementsState].ids) {
+      return elementEffect.merge(with: parentEffect)
+    }
+    return cancelRemoved(
+      idsBefore, in: state, elementEffect: elementEffect, actedID: actedID,
+      parentEffect: parentEffect)
   }
 
+  /// Whether two values share their storage bit for bit: for two copies of an `OrderedSet`,
+  /// that they are the same set (neither was changed, or it would have copied its storage).
+  @inlinable
+  static func isIdentical<T>(_ lhs: T, _ rhs: T) -> Bool {
+    withUnsafeBytes(of: lhs) { lhs in
+      withUnsafeBytes(of: rhs) { rhs in lhs.elementsEqual(rhs) }
+    }
+  }
+
+  /// The parent may have removed elements: cancels the effects of those it did, and drops the
+  /// element's effect if the element that just acted is one of them (the cancellation is
+  /// carried out as the store receives the effect, before that effect's tasks would exist).
+  @inlinable
+  func cancelRemoved(
+    _ idsBefore: some Sequence<ID>,
+    in state: Parent.State,
+    elementEffect: Effect<Parent.Action>,
+    actedID: ID?,
+    parentEffect: Effect<Parent.Action>
+  ) -> Effect<Parent.Action> {
+    let elements = state[keyPath: toElementsState]
+    var effects: [Effect<Parent.Action>] = []
+    var actedWasRemoved = false
+    for id in idsBefore where elements.index(id: id) == nil {
+      if id == actedID { actedWasRemoved = true }
+      effects.append(.cancel(id: presence(of: id)))
+    }
+    if effects.isEmpty { return elementEffect.merge(with: parentEffect) }
+    effects.insert(parentEffect, at: 0)
+    if !actedWasRemoved { effects.insert(elementEffect, at: 0) }
+    return .merge(effects)
+  }
+
+  /// The presence ID of the element `id`: its effects run under it, and its cancellation IDs
+  /// are qualified by it.
+  @inlinable
+  func presence(of id: ID) -> AnyHashableSendable {
+    AnyHashableSendable(ChildPresenceID(path: KeyPathIdentity(toElementsState), id: id))
+  }
+
+  /// Runs the element reducer for an element action; returns its effect, and the element's ID
+  /// when the action was an element's.
   @inlinable
   func reduceElement(
     into state: inout Parent.State, action: Parent.Action
-  ) -> Effect<Parent.Action> {
+  ) -> (Effect<Parent.Action>, ID?) {
     guard case let .element(id, elementAction)? = toElementAction.extract(from: action) else {
-      return .none
+      return (.none, nil)
     }
     // One hash lookup: the element is then changed in place through its position.
     guard let index = state[keyPath: toElementsState].index(id: id) else {
       reportMissingElement(action)
-      return .none
+      return (.none, id)
     }
     let effect = element.reduce(
       into: &state[keyPath: toElementsState][index], action: elementAction
     )
-    if effect.isNone { return .none }
+    if effect.isNone { return (.none, id) }
     let toElementAction = self.toElementAction
-    return effect.map { toElementAction.embed(.element(id: id, action: $0)) }
+    let scoped = effect.scopedToChild(presence(of: id)) {
+      toElementAction.embed(.element(id: id, action: $0))
+    }
+    return (scoped, id)
   }
 
   @usableFromInline
@@ -137,8 +218,8 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
         Action: \(String(customDumping: action))
         Element reducer: \(Element.self)
 
-      The action was ignored. Make sure elements' effects are cancelled when the elements \
-      are removed.
+      The action was ignored. Make sure the element is in the collection before sending it \
+      actions.
       """
     )
   }

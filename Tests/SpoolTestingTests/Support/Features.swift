@@ -155,8 +155,9 @@ struct Todo: Reducer {
     case saved
   }
 
-  /// The cancellation ID of one row's save: derived from the row's ID.
-  struct SaveID: Hashable, Sendable { let todo: Int }
+  /// The cancellation ID of a row's save; `forEach` scopes it to the row, so rows do not
+  /// replace each other's saves.
+  enum CancelID { case save }
 
   @Dependency(\.continuousClock) var clock
 
@@ -170,7 +171,7 @@ struct Todo: Reducer {
           try await clock.sleep(for: .seconds(1))
           await send(.saved)
         }
-        .cancellable(id: SaveID(todo: state.id), cancelInFlight: true)
+        .cancellable(id: CancelID.save, cancelInFlight: true)
       case .saved:
         state.isSaving = false
         return .none
@@ -198,8 +199,9 @@ struct Todos: Reducer {
         state.todos.append(Todo.State(id: (state.todos.ids.max() ?? 0) + 1, title: title))
         return .none
       case let .delete(id):
+        // Removing the row cancels its save: `forEach` ends a row's effects with the row.
         state.todos.remove(id: id)
-        return .cancel(id: Todo.SaveID(todo: id))
+        return .none
       case .todos:
         return .none
       }
