@@ -3,3 +3,6 @@
 // thread identity, for the same reason: one instruction that Swift cannot emit.
 #include "CSpoolTime.h"
 #include "CSpoolThread.h"
+
+// The per-thread backoff of CSpoolThread.h.
+__thread unsigned int cspool_lock_backoff __attribute__((tls_model("initial-exec"))) = 0;

@@ -1,7 +1,7 @@
-// The calling thread's identity, for the store's consumer lock (Spool's ActionQueue), which
-// records its holder so that the holder's own pushes need not wake the drain loop. Swift can
-// call `pthread_self()`, but only through the PLT, which doubled the cost of an uncontended
-// lock and unlock; the thread pointer is one instruction.
+// The calling thread's identity and a per-thread hint, for the store's consumer lock (Spool's
+// ActionQueue and RootCore). Swift can call `pthread_self()`, but only through the PLT, which
+// doubled the cost of an uncontended lock and unlock; the thread pointer is one instruction.
+// Swift has no thread-local variables; C's initial-exec ones are one %fs-relative access.
 #ifndef CSPOOL_THREAD_H
 #define CSPOOL_THREAD_H
 
@@ -23,5 +23,18 @@ static inline uintptr_t cspool_thread_identity(void) {
   return (uintptr_t)pthread_self();
 #endif
 }
+
+/// How many more times the calling thread pushes to a store's queue without trying its lock,
+/// after it found the lock held (RootCore.enqueueInline): under contention every try reads a
+/// cache line that the holder keeps taking back, which costs more than the push it would save.
+/// Per thread, for every store: it only chooses between two correct paths. Defined in
+/// cspool_time.c (a header's static thread-local is not emitted for Swift's importer).
+extern __thread unsigned int cspool_lock_backoff __attribute__((tls_model("initial-exec")));
+
+/// The calling thread's remaining backoff (see `cspool_lock_backoff`).
+static inline unsigned int cspool_lock_backoff_get(void) { return cspool_lock_backoff; }
+
+/// Sets the calling thread's backoff (see `cspool_lock_backoff`).
+static inline void cspool_lock_backoff_set(unsigned int value) { cspool_lock_backoff = value; }
 
 #endif

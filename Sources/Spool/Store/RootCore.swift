@@ -1,3 +1,4 @@
+import CSpoolTime
 import CustomDump
 import ConcurrencyExtras
 import Dependencies
@@ -197,9 +198,26 @@ where R.State: Sendable {
   /// `locked-class`).
   @inlinable @inline(__always)
   func enqueueInline(_ action: Action) {
-    if reducesOnCaller && queue.tryLockConsumer() && reduceOnCaller(action) { return }
+    if reducesOnCaller {
+      let backoff = cspool_lock_backoff_get()
+      if backoff == 0 {
+        if queue.tryLockConsumer() {
+          if reduceOnCaller(action) { return }
+        } else {
+          // Contended: the holder (another producer or the drain loop) takes what is pushed.
+          cspool_lock_backoff_set(Self.contendedPushes)
+        }
+      } else {
+        cspool_lock_backoff_set(backoff &- 1)
+      }
+    }
     Self.enqueue(action, into: queue, instrumentation: instrumentation)
   }
+
+  /// How many actions a producer that found the store held pushes before it tries the lock
+  /// again (`cspool_lock_backoff`): fewer tries of a contended lock's cache line, and the
+  /// holder serves the pushes in batches (`spool bench fan-in`).
+  @usableFromInline static var contendedPushes: UInt32 { 32 }
 
   /// Reduces `action` on the caller's thread, with the consumer lock held, after the actions
   /// queued before it; then unlocks. Returns `false`, unlocked and without reducing, when the
