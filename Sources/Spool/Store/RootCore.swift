@@ -198,7 +198,9 @@ where R.State: Sendable {
   /// `locked-class`).
   @inlinable @inline(__always)
   func enqueueInline(_ action: Action) {
-    if reducesOnCaller {
+    // An observed store queues instead: its drain loop publishes once per batch, where a pass
+    // per action would publish (and wake the observers) once per action.
+    if reducesOnCaller && !observers.isObserved {
       let backoff = cspool_lock_backoff_get()
       if backoff == 0 {
         if queue.tryLockConsumer() {
