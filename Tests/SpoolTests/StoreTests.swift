@@ -103,6 +103,17 @@ struct LogFeature: Reducer {
     target.setValue(nil)
   }
 
+  /// `await store.send(.start).finish()` returns after the actions the effect sent have been
+  /// reduced, also when the effect suspends before it sends (so that the response is queued,
+  /// not reduced inside the send), every time.
+  @Test func storeTaskFinishReturnsAfterWhatItsEffectsSentWasReduced() async {
+    let store = Store(initialState: ResponseFeature.State()) { ResponseFeature() }
+    for round in 1...200 {
+      await store.send(.start(round)).finish()
+      #expect(await store.state.value == round, "round \(round)")
+    }
+  }
+
   @Test func sendAfterShutdownIsReportedAndDropped() async {
     let store = Store(initialState: LogFeature.State()) { LogFeature { _ in } }
     await store.send(.tap("before"))
@@ -256,6 +267,28 @@ struct ReentrantFeature: Reducer {
       }
     case let .log(line):
       state.seen.append(line)
+      return .none
+    }
+  }
+}
+
+/// A feature whose effect suspends, then sends a response carrying its value.
+struct ResponseFeature: Reducer {
+  struct State: Equatable, Sendable { var value = 0 }
+  enum Action: Equatable, Sendable {
+    case start(Int)
+    case response(Int)
+  }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case let .start(value):
+      return .run { send in
+        await Task.yield()
+        await send(.response(value))
+      }
+    case let .response(value):
+      state.value = value
       return .none
     }
   }

@@ -486,7 +486,7 @@ where R.State: Sendable {
     // at the end of a drain pass.
     startPendingEffects()
     if observers.isObserved { observers.publish(statePointer.pointee) }
-    return StoreTask(tasks: tasks)
+    return StoreTask(tasks: tasks) { [self] in await settle(isolation: isolation) }
   }
 
   /// Reduces until nothing is pending, waiting for claimed slots to be written (a few
@@ -833,15 +833,28 @@ where R.State: Sendable {
   func finish(isolation: isolated StoreIsolation) async {
     while true {
       await lockOnExecutor(isolation: isolation)
-      if let drainEntry {
-        DependencyValues.$_current.withValue(dependencies) {
-          EffectRegistry.currentLocal.withValue(registry) { _ = drainEntry(self, .max) }
-        }
-      }
+      drainAllLocked()
       let done = registry.count == 0 && !queue.hasPending
       queue.unlockConsumer()
       if done { return }
       await registry.waitUntilIdle()
+    }
+  }
+
+  /// Reduces what is queued now, with the lock (``StoreTask/finish()``, once its tasks ended:
+  /// the actions they sent are in the queue, or reduced already by another holder).
+  @usableFromInline
+  func settle(isolation: isolated StoreIsolation) async {
+    await lockOnExecutor(isolation: isolation)
+    if queue.hasPending { drainAllLocked() }
+    queue.unlockConsumer()
+  }
+
+  /// Reduces everything queued, and starts the effects collected; with the lock held.
+  func drainAllLocked() {
+    guard let drainEntry else { return }
+    DependencyValues.$_current.withValue(dependencies) {
+      EffectRegistry.currentLocal.withValue(registry) { _ = drainEntry(self, .max) }
     }
   }
 

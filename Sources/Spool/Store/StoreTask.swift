@@ -6,22 +6,34 @@
 ///
 /// ```swift
 /// let task = await store.send(.refresh)
-/// await task.finish()   // the refresh effect has ended
+/// await task.finish()   // the refresh effect has ended, and what it sent has been reduced
 /// ```
 public struct StoreTask: Hashable, Sendable {
   @usableFromInline let tasks: [Task<Void, any Error>]
+  /// Reduces what the store has queued (with the store's lock): ``finish()`` calls it after the
+  /// tasks end, so that the actions they sent have been reduced when it returns. `nil` when the
+  /// action started no task.
+  @usableFromInline let settle: (@Sendable () async -> Void)?
 
   @inlinable
-  init(tasks: [Task<Void, any Error>]) {
+  init(tasks: [Task<Void, any Error>], settle: (@Sendable () async -> Void)? = nil) {
     self.tasks = tasks
+    self.settle = tasks.isEmpty ? nil : settle
   }
 
-  /// Waits for every effect the action started to end.
+  /// Waits for every effect the action started to end, and for the actions they sent to be
+  /// reduced, as TCA's `StoreTask.finish()` does.
   ///
-  /// Effects that those effects start later (through actions they send) are not included: use
-  /// ``Store/finish()`` to wait for the store to be idle.
+  /// Effects that those actions start in turn are not waited for: use ``Store/finish()`` to
+  /// wait for the store to be idle.
+  ///
+  /// ```swift
+  /// await store.send(.load).finish()
+  /// let loaded = await store.state.items   // the effect's response has been reduced
+  /// ```
   public func finish() async {
     for task in tasks { _ = await task.result }
+    await settle?()
   }
 
   /// Cancels every effect the action started; the effects end as cancelled, not as failures.
@@ -41,4 +53,9 @@ public struct StoreTask: Hashable, Sendable {
 
   /// Whether the action started no asynchronous effect.
   public var isEmpty: Bool { tasks.isEmpty }
+
+  /// Two handles are equal when they track the same tasks.
+  public static func == (lhs: StoreTask, rhs: StoreTask) -> Bool { lhs.tasks == rhs.tasks }
+
+  public func hash(into hasher: inout Hasher) { hasher.combine(tasks) }
 }
