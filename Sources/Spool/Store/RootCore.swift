@@ -29,7 +29,7 @@ struct QueuedAction<Action: Sendable>: Sendable {
 /// The store that owns the state: the reducer, the action queue, the effect registry, the
 /// state observers, and the loop that drains the queue.
 ///
-/// Specialization: the per-action path (`enqueueInline`, `drainAvailable`, `processInline`) is
+/// Specialization: the per-action path (`enqueueInline`, `drainAvailable`, `reduceTimed`) is
 /// `@inlinable`, and `Store.init` (also `@inlinable`) installs it as closures created in the
 /// caller's module, so that it is compiled for the concrete reducer: unspecialized, the path
 /// spends most of its time looking up generic metadata (`Effect<Action>`, tuples), several
@@ -613,7 +613,7 @@ where R.State: Sendable {
   }
 
   /// Starts the runs collected in ``pendingRuns``, in order, in as few tasks as their
-  /// suspensions allow (``EffectRunner``); on the store's executor.
+  /// suspensions allow (``EffectRunner``); with the consumer lock held.
   @inlinable
   func startPendingRuns() {
     guard let send = effectSend else {
@@ -650,8 +650,8 @@ where R.State: Sendable {
   }
 
   /// Creates the tasks of the effects in ``pendingReserved``, in order, except those cancelled
-  /// since they were reserved (by their ID, or by a shutdown): those never start; on the
-  /// store's executor.
+  /// since they were reserved (by their ID, or by a shutdown): those never start; with the
+  /// consumer lock held.
   @inlinable
   func startPendingReserved() {
     guard let send = effectSend else {
