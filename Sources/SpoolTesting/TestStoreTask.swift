@@ -1,5 +1,5 @@
-/// The effects one ``TestStore/send(_:assert:fileID:filePath:line:column:)`` started: wait for
-/// them to end, or cancel them.
+/// The effects one ``TestStore/send(_:assert:fileID:filePath:line:column:)-(Action,_,_,_,_,_)``
+/// started: wait for them to end, or cancel them.
 ///
 /// ```swift
 /// let task = await store.send(.onAppear)
