@@ -5,8 +5,9 @@ import CasePaths
 extension Reducer {
   /// Runs a child reducer on one case of enum state, while the state is in that case.
   ///
-  /// Like ``ifLet(_:action:then:fileID:filePath:line:column:)``, the child runs first, and a
-  /// child action that arrives while the state is in another case is reported and ignored.
+  /// Like ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-5ungo``, the child runs
+  /// first, and a child action that arrives while the state is in another case is reported and
+  /// ignored.
   ///
   /// The child's effects end with its case, as in TCA: when this reducer moves the state to
   /// another case, every effect the child started is cancelled (and an effect the child
