@@ -198,19 +198,6 @@ struct ChangeCounting: Reducer {
     #expect(await store.state == .counting(Counter.State(count: 1)))
   }
 
-  @Test func printChangesPrintsTheActionAndTheDiff() async {
-    let printed = LockIsolated<[String]>([])
-    let store = Store(initialState: Counter.State()) {
-      Counter()._printChanges { line in printed.withValue { $0.append(line) } }
-    }
-    await store.send(.increment)
-    let output = printed.value.joined(separator: "\n")
-    #expect(output.contains("received action:"))
-    #expect(output.contains("Counter.Action.increment"))
-    #expect(output.contains("- Counter.State(count: 0)"))
-    #expect(output.contains("+ Counter.State(count: 1)"))
-  }
-
   @Test func dependencyOverridesForTheReducer() async {
     struct Stamp: Reducer {
       struct State: Equatable, Sendable { var stamp = "" }

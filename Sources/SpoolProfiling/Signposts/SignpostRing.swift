@@ -2,10 +2,13 @@
 struct SignpostRing {
   struct Record {
     var name: StaticString
+    /// A name made at run time, which replaces `name` when set: the action cases of
+    /// `signpost(_:into:)`. Made once per case, so a record only retains it.
+    var label: String? = nil
     var thread: UInt
     var start: UInt64
     var end: UInt64
-    var isEvent: Bool
+    var kind: TraceInterval.Kind
   }
 
   let capacity: Int
@@ -16,7 +19,7 @@ struct SignpostRing {
   init(capacity: Int) {
     self.capacity = Swift.max(0, capacity)
     records = Array(
-      repeating: Record(name: "", thread: 0, start: 0, end: 0, isEvent: false),
+      repeating: Record(name: "", thread: 0, start: 0, end: 0, kind: .interval),
       count: self.capacity)
   }
 
@@ -36,8 +39,8 @@ struct SignpostRing {
       let thread = threads[record.thread] ?? (threads.count + 1)
       threads[record.thread] = thread
       return TraceInterval(
-        name: record.name.description, track: "thread \(thread)",
-        kind: record.isEvent ? .event : .interval, startNanoseconds: record.start,
+        name: record.label ?? record.name.description, track: "thread \(thread)",
+        kind: record.kind, startNanoseconds: record.start,
         durationNanoseconds: record.end &- Swift.min(record.start, record.end))
     }
   }

@@ -74,7 +74,7 @@ public final class Signposter: Sendable {
   @inlinable
   public func end(_ interval: SignpostInterval) {
     guard interval.startNanoseconds != 0 else { return }
-    record(interval.name, start: interval.startNanoseconds, end: SpoolTime.now(), isEvent: false)
+    record(interval.name, start: interval.startNanoseconds, end: SpoolTime.now(), kind: .interval)
   }
 
   /// Records a point event named `name`.
@@ -86,7 +86,7 @@ public final class Signposter: Sendable {
   public func event(_ name: StaticString) {
     guard enabled.load(ordering: .relaxed) else { return }
     let now = SpoolTime.now()
-    record(name, start: now, end: now, isEvent: true)
+    record(name, start: now, end: now, kind: .event)
   }
 
   /// Runs `body` inside an interval named `name`; the interval ends even when `body` throws.
@@ -141,12 +141,24 @@ public final class Signposter: Sendable {
 
   /// Budget: one lock, one `pthread_self`, one ring write; no allocation.
   @usableFromInline
-  func record(_ name: StaticString, start: UInt64, end: UInt64, isEvent: Bool) {
+  func record(_ name: StaticString, start: UInt64, end: UInt64, kind: TraceInterval.Kind) {
+    let thread = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
+    ring.withLock {
+      $0.append(SignpostRing.Record(name: name, thread: thread, start: start, end: end, kind: kind))
+    }
+  }
+
+  /// Records a record named `label`, a name made at run time (``Reducer/signpost(_:into:)``'s
+  /// action cases).
+  ///
+  /// Budget: as ``record(_:start:end:kind:)``, plus a retain of `label`; no allocation when
+  /// `label` is a string the caller keeps.
+  func record(label: String, start: UInt64, end: UInt64, kind: TraceInterval.Kind) {
     let thread = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
     ring.withLock {
       $0.append(
         SignpostRing.Record(
-          name: name, thread: thread, start: start, end: end, isEvent: isEvent))
+          name: "", label: label, thread: thread, start: start, end: end, kind: kind))
     }
   }
 }
