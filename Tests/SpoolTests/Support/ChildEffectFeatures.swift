@@ -4,6 +4,7 @@ import Dependencies
 import IdentifiedCollections
 import Spool
 
+// Shared by SpoolTests and SpoolTestingTests (SpoolTestingTests/Support links to this file).
 // Features for the tests of child effects under `ifLet`, `ifCaseLet` and `forEach`: each child
 // effect runs until it is cancelled, or until a test clock reaches its deadline.
 
