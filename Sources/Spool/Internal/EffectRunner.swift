@@ -99,13 +99,14 @@ final class EffectRunner<Action: Sendable>: Sendable {
 /// suspends for a long time keeps only that run alive, not the whole batch.
 @usableFromInline
 final class EffectBatch<Action: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable, justified: `append` writes slots (runs and origins) and `count` only by
-  // the holder of the store's consumer lock, before the batch is handed to a runner (the holder
-  // starts the runners of a batch after its last append, and never appends to it again); after that
-  // `count` is read-only, and each slot is read and cleared by `take` (and `takeOrigin`) in the one
-  // runner that claimed its index (a runner's atomic cursor hands out each index once, and a sealed
-  // runner's successor starts after the last index it claimed). Task creation orders the appends
-  // before the takes; `deinit` runs after every runner released the batch.
+  // @unchecked Sendable, justified: `append` writes slots (runs and origins) and `count` only
+  // by holders of the store's consumer lock (one at a time; each sees its predecessor's writes
+  // through the lock's acquire and release), before the batch is handed to a runner: the holder
+  // that starts a batch's runners has made its last append and drops the batch. After that
+  // `count` is read-only, and each slot is read and cleared by `take` (and `takeOrigin`) in the
+  // one runner that claimed its index (a runner's atomic cursor hands out each index once, and a
+  // sealed runner's successor starts after the last index it claimed). Task creation orders the
+  // appends before the takes; `deinit` runs after every runner released the batch.
   @usableFromInline let slots: UnsafeMutablePointer<Effect<Action>.Box?>
   /// The actions whose reduces returned the runs, for a store with instrumentation (which
   /// reports each effect by its action); `nil` otherwise. Taken like the runs.

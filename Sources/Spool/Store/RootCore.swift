@@ -37,15 +37,17 @@ struct QueuedAction<Action: Sendable>: Sendable {
 @usableFromInline
 final class RootCore<R: Reducer & SendableMetatype>: StoreCore, @unchecked Sendable
 where R.State: Sendable {
-  // @unchecked Sendable, justified: `statePointer`, `reducer`, `pendingRuns`,
+  // @unchecked Sendable, justified: the state behind `statePointer`, `reducer`, `pendingRuns`,
   // `pendingReserved` and `defaultIdentity` are read and written only by the holder of the
   // queue's consumer lock (every method that touches them is documented "with the consumer
-  // lock held", and their callers take it: the drain loop, `finish`, the state readers, and
-  // producers that reduce on their own thread); the lock is taken with an acquiring CAS and
-  // given back with a releasing store, so each holder sees its predecessor's writes. `drainEntry` and `effectSend` are written once by `install`, before the drain
-  // loop starts and before `Store.init` returns, and only read afterwards;
-  // `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves; every other
-  // stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
+  // lock held", and their callers take it: the drain loop, `finish`, `settle`, the state
+  // readers, and producers that reduce on their own thread); the lock is taken with an
+  // acquiring CAS and given back with a releasing store, so each holder sees its predecessor's
+  // writes. `drainEntry` and `effectSend` are written once by `install`, before the drain loop
+  // starts and before `Store.init` returns, and only read afterwards. `dependenciesKey` points
+  // at a global `TaskLocal` object that lives as long as the process and is never written
+  // through. `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves; every
+  // other stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
   // `drainBatchLimit`, `reducesOnCaller`) is a `let` of a Sendable type.
 
   @usableFromInline typealias State = R.State
@@ -192,10 +194,10 @@ where R.State: Sendable {
   /// the consumer lock, as a plain actor call runs inline when the actor is free), else
   /// pushes it for the holder of the lock or the drain loop.
   ///
-  /// Budget without instrumentation, idle store, `.none` effect: one CAS and one store (the
-  /// lock), one task-local lookup (the dependencies), the reduce, about ten loads; no clock
-  /// read, no allocation, no reference counting (`spool bench counter` against
-  /// `locked-class`).
+  /// Budget without instrumentation, idle unobserved store, `.none` effect: one CAS and one
+  /// store (the lock), one task-local lookup (the dependencies), one thread-local read (the
+  /// backoff), the reduce, about ten loads; no clock read, no allocation, no reference
+  /// counting (`spool bench counter` against `locked-class`).
   @inlinable @inline(__always)
   func enqueueInline(_ action: Action) {
     // An observed store queues instead: its drain loop publishes once per batch, where a pass
