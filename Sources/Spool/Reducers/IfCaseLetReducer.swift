@@ -58,17 +58,10 @@ extension Reducer {
     column: UInt = #column
   ) -> _IfCaseLetReducer<Self, Child> where State: CasePathable {
     let casePath = AnyCasePath(toChildState)
-    return _IfCaseLetReducer(
-      parent: self,
-      child: child(),
-      modifyChild: Self.modifyCase(casePath),
+    return ifCaseLet(
+      casePath, path: KeyPathIdentity(toChildState), toChildAction, child(),
       childID: { casePath.extract(from: $0) == nil ? nil : NoChildID() },
-      path: KeyPathIdentity(toChildState),
-      toChildAction: AnyCasePath(toChildAction),
-      operatorName: "ifCaseLet",
-      missingState: "the state was not in the case that holds the state of \"\(Child.self)\"",
-      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    )
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs a child reducer on one case of enum state holding `Identifiable` child state, while
@@ -97,16 +90,32 @@ extension Reducer {
   ) -> _IfCaseLetReducer<Self, Child>
   where State: CasePathable, ChildState: Identifiable, ChildState.ID: Sendable {
     let casePath = AnyCasePath(toChildState)
-    return _IfCaseLetReducer(
-      parent: self,
-      child: child(),
-      modifyChild: Self.modifyCase(casePath),
+    return ifCaseLet(
+      casePath, path: KeyPathIdentity(toChildState), toChildAction, child(),
       childID: { casePath.extract(from: $0)?.id },
-      path: KeyPathIdentity(toChildState),
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// The reducer both `ifCaseLet`s return; they differ in what identifies the child.
+  @inlinable
+  func ifCaseLet<ChildState, ChildAction, Child: Reducer<ChildState, ChildAction>, ChildID>(
+    _ casePath: AnyCasePath<State, ChildState>,
+    path: KeyPathIdentity,
+    _ toChildAction: CaseKeyPath<Action, ChildAction>,
+    _ child: Child,
+    childID: @escaping (State) -> ChildID?,
+    location: SourceLocation
+  ) -> _IfCaseLetReducer<Self, Child> where ChildID: Hashable & Sendable {
+    _IfCaseLetReducer(
+      parent: self,
+      child: child,
+      modifyChild: Self.modifyCase(casePath),
+      childID: childID,
+      path: path,
       toChildAction: AnyCasePath(toChildAction),
       operatorName: "ifCaseLet",
       missingState: "the state was not in the case that holds the state of \"\(Child.self)\"",
-      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+      location: location
     )
   }
 

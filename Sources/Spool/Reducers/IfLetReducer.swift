@@ -60,17 +60,10 @@ extension Reducer {
     line: UInt = #line,
     column: UInt = #column
   ) -> _IfLetReducer<Self, Child> {
-    _IfLetReducer(
-      parent: self,
-      child: child(),
-      modifyChild: Self.modifyOptionalChild(toChildState),
+    ifLet(
+      toChildState, toChildAction, child(),
       childID: { $0[keyPath: toChildState] == nil ? nil : NoChildID() },
-      path: KeyPathIdentity(toChildState),
-      toChildAction: AnyCasePath(toChildAction),
-      operatorName: "ifLet",
-      missingState: "the child state was nil",
-      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    )
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Runs a child reducer on optional `Identifiable` child state, while it is present; a child
@@ -95,16 +88,30 @@ extension Reducer {
     line: UInt = #line,
     column: UInt = #column
   ) -> _IfLetReducer<Self, Child> where ChildState: Identifiable, ChildState.ID: Sendable {
+    ifLet(
+      toChildState, toChildAction, child(), childID: { $0[keyPath: toChildState]?.id },
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// The reducer both `ifLet`s return; they differ in what identifies the child.
+  @inlinable
+  func ifLet<ChildState, ChildAction, Child: Reducer<ChildState, ChildAction>, ChildID>(
+    _ toChildState: WritableKeyPath<State, ChildState?>,
+    _ toChildAction: CaseKeyPath<Action, ChildAction>,
+    _ child: Child,
+    childID: @escaping (State) -> ChildID?,
+    location: SourceLocation
+  ) -> _IfLetReducer<Self, Child> where ChildID: Hashable & Sendable {
     _IfLetReducer(
       parent: self,
-      child: child(),
+      child: child,
       modifyChild: Self.modifyOptionalChild(toChildState),
-      childID: { $0[keyPath: toChildState]?.id },
+      childID: childID,
       path: KeyPathIdentity(toChildState),
       toChildAction: AnyCasePath(toChildAction),
       operatorName: "ifLet",
       missingState: "the child state was nil",
-      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+      location: location
     )
   }
 
