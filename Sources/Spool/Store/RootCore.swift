@@ -325,18 +325,14 @@ where R.State: Sendable {
   // MARK: Executor
 
   func drainLoop(isolation: isolated StoreIsolation) async {
-    guard let drainEntry else {
+    guard drainEntry != nil else {
       preconditionFailure("Internal inconsistency: the drain loop started before install()")
     }
     while true {
       // A producer reducing on its own thread holds the lock: it takes what it pushes itself,
       // and parking looks again once it unlocks.
       if queue.tryLockConsumer() {
-        // Bound for the whole batch: the reducer reads the dependencies, and effect tasks copy
-        // both bindings when they start, so that they need not push them again.
-        let reduced = DependencyValues.$_current.withValue(dependencies) {
-          EffectRegistry.currentLocal.withValue(registry) { drainEntry(self, drainBatchLimit) }
-        }
+        let reduced = drainLocked(limit: drainBatchLimit)
         queue.publishConsumed()
         let head = queue.consumerHead
         queue.unlockConsumer()
@@ -835,7 +831,7 @@ where R.State: Sendable {
   func finish(isolation: isolated StoreIsolation) async {
     while true {
       await lockOnExecutor(isolation: isolation)
-      drainAllLocked()
+      _ = drainLocked(limit: .max)
       let done = registry.count == 0 && !queue.hasPending
       queue.unlockConsumer()
       if done { return }
@@ -848,15 +844,19 @@ where R.State: Sendable {
   @usableFromInline
   func settle(isolation: isolated StoreIsolation) async {
     await lockOnExecutor(isolation: isolation)
-    if queue.hasPending { drainAllLocked() }
+    if queue.hasPending { _ = drainLocked(limit: .max) }
     queue.unlockConsumer()
   }
 
-  /// Reduces everything queued, and starts the effects collected; with the lock held.
-  func drainAllLocked() {
-    guard let drainEntry else { return }
-    DependencyValues.$_current.withValue(dependencies) {
-      EffectRegistry.currentLocal.withValue(registry) { _ = drainEntry(self, .max) }
+  /// Reduces up to `limit` queued actions, and starts the effects collected; with the lock
+  /// held. Returns how many it reduced.
+  ///
+  /// Both task-locals are bound for the whole batch: the reducer reads the dependencies, and
+  /// effect tasks copy both bindings when they start, so that they need not push them again.
+  func drainLocked(limit: Int) -> Int {
+    guard let drainEntry else { return 0 }
+    return DependencyValues.$_current.withValue(dependencies) {
+      EffectRegistry.currentLocal.withValue(registry) { drainEntry(self, limit) }
     }
   }
 
