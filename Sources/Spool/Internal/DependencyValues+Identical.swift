@@ -37,6 +37,28 @@ extension DependencyValues {
     to dependencies: DependencyValues, key: UnsafeRawPointer, defaultIsIdentical: () -> Bool
   ) -> Bool {
     guard let bound = spoolTaskLocalValue(key) else { return defaultIsIdentical() }
+    return isIdentical(bound, to: dependencies)
+  }
+
+  /// Whether the value at `bound` (a `DependencyValues` in place) has the bits of
+  /// `dependencies`.
+  ///
+  /// Two words, compared in registers, when the value is two words wide (it is in the
+  /// swift-dependencies versions Spool builds with): `withUnsafeBytes(of:)` would copy the
+  /// value to the stack, and a stack buffer whose address escapes gives the caller a stack
+  /// protector check, on the path every idle-store `enqueue` takes (`spool bench counter`).
+  @inlinable @inline(__always)
+  static func isIdentical(_ bound: UnsafeRawPointer, to dependencies: DependencyValues) -> Bool {
+    typealias Words = (UInt, UInt)
+    if MemoryLayout<DependencyValues>.size == MemoryLayout<Words>.size
+      && MemoryLayout<DependencyValues>.alignment >= MemoryLayout<Words>.alignment
+    {
+      // Not a copy: a reinterpretation of the bits (no retain), compared with the bits in
+      // place; the binding keeps what they point at alive during the check.
+      let expected = unsafeBitCast(dependencies, to: Words.self)
+      let actual = bound.load(as: Words.self)
+      return actual.0 == expected.0 && actual.1 == expected.1
+    }
     return withUnsafeBytes(of: dependencies) { expected in
       memcmp(bound, expected.baseAddress!, MemoryLayout<DependencyValues>.size) == 0
     }

@@ -209,9 +209,12 @@ final class EffectRegistry: Sendable {
   /// other threads, contend for that lock).
   @usableFromInline
   func reserve(ids: [AnyHashableSendable], replacing id: AnyHashableSendable? = nil) -> Int {
+    // The IDs boxed and hashed before the lock is taken, and once for both steps.
+    let keys = ids.map(EffectKey.init)
+    let replacedKey = id.map(EffectKey.init)
     let (token, replaced) = machine.withLock { machine in
-      let replaced = id.map { machine.takeTasks(for: $0) } ?? []
-      return (machine.reserve(ids: ids), replaced)
+      let replaced = replacedKey.map { machine.takeTasks(for: $0) } ?? []
+      return (machine.reserve(keys: keys), replaced)
     }
     for task in replaced { task.cancel() }
     return token

@@ -27,7 +27,7 @@ struct EffectRegistryStateMachine {
   struct Slot {
     /// The task, once attached.
     var task: (any RegisteredTask)?
-    var ids: [AnyHashableSendable]
+    var ids: [EffectKey]
     /// Cancelled (by ID or shutdown) before the task was attached: cancel it when it is.
     var cancelRequested = false
     /// The task ended (before or after it was attached).
@@ -37,7 +37,7 @@ struct EffectRegistryStateMachine {
 
   private var slots: [Slot] = []
   private var freeSlots: [Token] = []
-  private var tokensByID: [AnyHashableSendable: TokenSet] = [:]
+  private var tokensByID: [EffectKey: TokenSet] = [:]
   private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
   /// The slots of tasks registered after an immediate start, by start id.
   private var startedTokens: [UInt64: Token] = [:]
@@ -57,6 +57,11 @@ struct EffectRegistryStateMachine {
 
   /// Takes a slot for a task about to be created under `ids`.
   mutating func reserve(ids: [AnyHashableSendable]) -> Token {
+    reserve(keys: ids.map(EffectKey.init))
+  }
+
+  /// `reserve(ids:)` with the IDs made keys already.
+  mutating func reserve(keys ids: [EffectKey]) -> Token {
     let token: Token
     if let free = freeSlots.popLast() {
       token = free
@@ -67,10 +72,10 @@ struct EffectRegistryStateMachine {
     }
     count += 1
     for id in ids {
-      if let tokens = tokensByID[id] {
-        tokensByID[id] = tokens.inserting(token)
-      } else {
-        tokensByID[id] = .one(token)
+      // One lookup, the value changed in place.
+      switch tokensByID.index(forKey: id) {
+      case let index?: tokensByID.values[index] = tokensByID.values[index].inserting(token)
+      case nil: tokensByID[id] = .one(token)
       }
     }
     return token
@@ -160,6 +165,11 @@ struct EffectRegistryStateMachine {
   /// number of restarts before it (`spool bench cancellation` at growing `--actions` shows
   /// it). A task not yet attached is cancelled when it is.
   mutating func takeTasks(for id: AnyHashableSendable) -> [any RegisteredTask] {
+    takeTasks(for: EffectKey(id))
+  }
+
+  /// `takeTasks(for:)` with the ID made a key already.
+  mutating func takeTasks(for id: EffectKey) -> [any RegisteredTask] {
     guard let tokens = tokensByID.removeValue(forKey: id) else { return [] }
     var tasks: [any RegisteredTask] = []
     tasks.reserveCapacity(tokens.count)
@@ -194,7 +204,7 @@ struct EffectRegistryStateMachine {
     return false
   }
 
-  func count(for id: AnyHashableSendable) -> Int { tokensByID[id]?.count ?? 0 }
+  func count(for id: AnyHashableSendable) -> Int { tokensByID[EffectKey(id)]?.count ?? 0 }
 
   /// The tokens registered under one ID: almost always one (an ID names one running effect,
   /// replaced by `cancelInFlight`), which needs no set, and no allocation per restart.
