@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "SpoolIO", targets: ["SpoolIO"]),
     .library(name: "SpoolProfiling", targets: ["SpoolProfiling"]),
     .library(name: "SpoolWorkloads", targets: ["SpoolWorkloads"]),
+    .library(name: "SpoolBench", targets: ["SpoolBench"]),
     .library(name: "SpoolMetrics", targets: ["SpoolMetrics"]),
     .executable(name: "spool", targets: ["spool"]),
   ],
@@ -89,10 +90,20 @@ let package = Package(
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]
     ),
+    // The harness and the command of `spool bench`, public: users' benchmark executables are
+    // built on it (`SpoolBenchmarkCommand`), and SpoolWorkloads' workloads are its users.
+    .target(
+      name: "SpoolBench",
+      dependencies: [
+        "Spool", "SpoolProfiling",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
     .target(
       name: "SpoolWorkloads",
       dependencies: [
-        "Spool", "SpoolIO", "SpoolProfiling",
+        "Spool", "SpoolIO", "SpoolProfiling", "SpoolBench",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
@@ -109,7 +120,7 @@ let package = Package(
     .executableTarget(
       name: "spool",
       dependencies: [
-        "Spool", "SpoolIO", "SpoolProfiling", "SpoolWorkloads",
+        "Spool", "SpoolIO", "SpoolProfiling", "SpoolBench", "SpoolWorkloads",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -127,7 +138,11 @@ let package = Package(
     ),
     .testTarget(
       name: "SpoolWorkloadsTests",
-      dependencies: ["SpoolWorkloads", "SpoolIO", "SpoolProfiling"]
+      dependencies: ["SpoolWorkloads", "SpoolBench", "SpoolIO", "SpoolProfiling"]
+    ),
+    .testTarget(
+      name: "SpoolBenchTests",
+      dependencies: ["Spool", "SpoolBench", "SpoolProfiling"]
     ),
     .testTarget(
       name: "SpoolProfilingTests",

@@ -1,3 +1,4 @@
+import SpoolBench
 import SpoolIO
 import SpoolProfiling
 import Synchronization

@@ -101,3 +101,12 @@ package struct SpoolMeasurement: Sendable {
   /// What the recorder saw in the profiled run.
   package var recording: LatencyRecording?
 }
+
+extension WorkloadRun {
+  /// The context of the measurement called `measurement` (`spool`, a baseline's name), with
+  /// its clock started.
+  package func context(for measurement: String) -> WorkloadContext {
+    WorkloadContext(
+      actions: actions, options: options, label: label(measurement), progress: progress)
+  }
+}
