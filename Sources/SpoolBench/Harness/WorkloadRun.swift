@@ -31,7 +31,7 @@ package struct WorkloadRun: Sendable {
   }
 
   /// Measures Spool: once without instrumentation (the throughput and the peak memory), and
-  /// with `--profile` once more with a ``LatencyRecorder`` given to the store, for latencies.
+  /// with `--profile` once more with a `LatencyRecorder` given to the store, for latencies.
   ///
   /// `drive` builds its store with the instrumentation it is given, does its setup, and
   /// returns the measurement of the part after setup (see ``Measurement/time(_:actions:_:)``).

@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 
 /// A feature for the harness's tests: counts actions and sums their values, so that a check
 /// can tell a lost action from a duplicated one; `.echo` answers through a `.run` effect.
