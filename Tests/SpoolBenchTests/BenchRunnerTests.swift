@@ -55,6 +55,18 @@ import Testing
       console.output == "tally  adds values (default 1000)\nlossy  loses an action (default 1000)\n")
   }
 
+  /// ArgumentParser's own errors (a value that is not a number) keep its usage text and
+  /// status; `--help` is not an error.
+  @Test func parseErrorsAndHelp() async {
+    let (status, console) = await run(["--rounds", "three"])
+    #expect(status == 64)
+    #expect(console.error.contains("The value 'three' is invalid for '--rounds <rounds>'"))
+    let (helpStatus, help) = await run(["--help"])
+    #expect(helpStatus == 0)
+    #expect(help.output.contains("--rounds <rounds>"))
+    #expect(help.error.isEmpty)
+  }
+
   @Test func anUnknownWorkloadIsOneLine() async throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

@@ -35,10 +35,10 @@ package struct BenchRunner: Sendable {
   package func run(arguments: [String]) async -> Int32 {
     let options: BenchOptions
     do {
-      options = try BenchOptions.parse(arguments)
+      options = try BenchExecutableCommand.parse(arguments).options
     } catch {
-      let status = BenchOptions.exitCode(for: error).rawValue
-      let message = BenchOptions.fullMessage(for: error)
+      let status = BenchExecutableCommand.exitCode(for: error).rawValue
+      let message = BenchExecutableCommand.fullMessage(for: error)
       if status == 0 {
         console.print(message + "\n")
       } else {
@@ -115,7 +115,7 @@ package struct BenchRunner: Sendable {
   /// What is wrong with the command's own workloads (a programming error of its author, found
   /// before any option is looked at), if anything: a name that is empty, holds a `/` (it names
   /// report files), or is used twice.
-  func definitionProblem() -> String? {
+  package func definitionProblem() -> String? {
     var seen: Set<String> = []
     for workload in workloads {
       if workload.name.isEmpty || workload.name.contains("/") || workload.name.hasPrefix(".") {
