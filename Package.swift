@@ -142,7 +142,10 @@ let package = Package(
     ),
     .testTarget(
       name: "SpoolBenchTests",
-      dependencies: ["Spool", "SpoolBench", "SpoolProfiling"]
+      dependencies: [
+        "Spool", "SpoolBench", "SpoolProfiling",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+      ]
     ),
     .testTarget(
       name: "SpoolProfilingTests",

@@ -71,6 +71,22 @@ import Testing
     #expect(report.durationSeconds < 0.2, "the setup before startMeasurement() is not timed")
   }
 
+  /// The store is built with the workload's dependencies, as `Store(…withDependencies:)`.
+  @Test func theStoreGetsTheWorkloadsDependencies() async throws {
+    let workload = Workload(
+      "stepper", summary: "steps by a dependency", defaultActions: 100,
+      initialState: Stepper.State(), reducer: { Stepper() },
+      withDependencies: { $0.stepSize = 3 },
+      driver: .enqueue { _ in .step },
+      check: { state, actions in
+        guard state.total == 3 * actions else {
+          throw WorkloadCheckError("total \(state.total), expected \(3 * actions)")
+        }
+      })
+    let reports = try await workload.run(WorkloadOptions(), progress: BenchProgress())
+    #expect(reports.first?.actions == 100, "the default volume")
+  }
+
   /// A check that throws fails the run, named after the measurement.
   @Test func aLostActionFailsTheRun() async throws {
     let workload = Self.tally(
