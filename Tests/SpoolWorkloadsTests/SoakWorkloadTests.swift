@@ -1,3 +1,4 @@
+import SpoolBench
 import SpoolProfiling
 import Testing
 

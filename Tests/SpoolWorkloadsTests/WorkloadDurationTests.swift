@@ -1,3 +1,4 @@
+import SpoolBench
 import Testing
 
 @testable import SpoolWorkloads

@@ -1,3 +1,4 @@
+import SpoolBench
 import SpoolIO
 import SpoolProfiling
 import Synchronization
@@ -104,6 +105,8 @@ struct WorkloadTests {
   @Test func everyWorkloadHasAName() {
     #expect(Set(Workload.all.map(\.name)).count == Workload.all.count)
     #expect(Workload.named("nope") == nil)
+    let command = BenchRunner(workloads: Workload.all, commandName: "spool bench")
+    #expect(command.definitionProblem() == nil)
   }
 
   @Test func theSoakRunsOnlyWhenNamed() {

@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 
 /// The same reducer run without Spool, the ways a Swift engineer would: the figures Spool's
 /// throughput is divided by.

@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 
 /// How the workloads drive a store.
 enum Producers {

@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 import Synchronization
 
 /// `cancellation`: every action restarts a long effect with `cancelInFlight`; at the end,

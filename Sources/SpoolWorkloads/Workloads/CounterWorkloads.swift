@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 import SpoolProfiling
 
 /// `counter`, `counter-send` and `fan-in`: the store's own cost per action, on the cheapest

@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 import SpoolProfiling
 
 /// `effects`: every action starts a `.run` effect that sends a response back.

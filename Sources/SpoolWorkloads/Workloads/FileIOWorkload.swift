@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 import SpoolIO
 import SpoolProfiling
 

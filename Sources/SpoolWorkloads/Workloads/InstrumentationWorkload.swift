@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 import SpoolProfiling
 
 /// `instrumentation`: what a ``LatencyRecorder`` costs a store, on the cheapest reducer there

@@ -1,5 +1,6 @@
 import Dependencies
 import Spool
+import SpoolBench
 import SpoolIO
 import SpoolProfiling
 

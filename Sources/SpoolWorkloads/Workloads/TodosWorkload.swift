@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 import SpoolProfiling
 
 /// `todos`: ``TodosFeature`` with 10,000 rows receiving row actions for pseudo-random rows

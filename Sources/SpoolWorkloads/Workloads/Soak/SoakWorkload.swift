@@ -1,4 +1,5 @@
 import Spool
+import SpoolBench
 import SpoolIO
 import SpoolProfiling
 
@@ -28,7 +29,8 @@ enum SoakWorkload {
     summary: "every feature at once; memory and latency sampled over time",
     defaultActions: 1_000,
     isStandard: false,
-    runsInRounds: false
+    runsInRounds: false,
+    takesDuration: true
   ) { run in
     let configuration = SoakConfiguration(
       duration: run.options.duration ?? defaultDuration, window: run.actions,

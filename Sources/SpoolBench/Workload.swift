@@ -1,38 +1,51 @@
 import SpoolProfiling
 
-/// A named high-volume workload: a real Spool feature driven at volume, measured beside the
-/// same work done without Spool (the baselines), in the same run.
+/// A named high-volume workload: a feature driven at volume, measured beside the same work
+/// done without Spool (the baselines), in the same run.
 ///
 /// Each workload does its setup (the store built, the file written, the server listening)
 /// before it starts the clock, checks its counts after each measurement (a lost action throws
 /// ``WorkloadCheckError`` instead of reporting a figure) and returns its reports, usually one.
+/// Build one of your own with
+/// ``init(_:summary:defaultActions:initialState:reducer:withDependencies:driver:check:baselines:)``
+/// and run it from a ``SpoolBenchmarkCommand``; `spool bench`'s own workloads are built on the
+/// same harness.
 ///
 /// ```swift
-/// let progress = BenchProgress()
-/// for workload in Workload.standard {
-///   let reports = try await workload.run(WorkloadOptions(), progress: progress)
-///   for report in reports {
-///     print(report.name, report.throughputPerSecond)
-///   }
-/// }
+/// let counter = Workload(
+///   "counter", summary: "one producer enqueues increments", defaultActions: 1_000_000,
+///   initialState: Counter.State(), reducer: { Counter() },
+///   driver: .enqueue { _ in .incrementButtonTapped },
+///   check: { state, actions in
+///     guard state.count == actions else {
+///       throw WorkloadCheckError("counted \(state.count), expected \(actions)")
+///     }
+///   })
+/// let reports = try await counter.run(WorkloadOptions(actions: 10_000), progress: BenchProgress())
+/// print(reports[0].throughputPerSecond)
 /// ```
 public struct Workload: Sendable {
-  /// The name `spool bench` knows it by, `counter`.
+  /// The name the command line knows it by, `counter`; its reports are named after it.
   public let name: String
   /// One line: what it drives.
   public let summary: String
-  /// The volume it runs without `--actions`.
+  /// The volume it runs without `--actions`: actions, round trips, reads.
   public let defaultActions: Int
-  /// Whether `spool bench` runs it when no workload is named (the soak runs only when named).
+  /// Whether the command runs it when no workload is named (`spool bench`'s soak runs only
+  /// when named).
   public let isStandard: Bool
   /// Whether it runs ``WorkloadOptions/rounds`` times when asked (the soak, a timeline of one
   /// long run, runs once).
   public let runsInRounds: Bool
-  let body: @Sendable (WorkloadRun) async throws -> [WorkloadReport]
+  /// Whether it reads ``WorkloadOptions/duration`` (`--duration` is refused for the others).
+  package let takesDuration: Bool
+  package let body: @Sendable (WorkloadRun) async throws -> [WorkloadReport]
 
-  init(
+  /// A workload whose body does everything itself: Spool's own workloads, which measure
+  /// several stores and baselines of their own making through ``WorkloadRun``.
+  package init(
     name: String, summary: String, defaultActions: Int, isStandard: Bool = true,
-    runsInRounds: Bool = true,
+    runsInRounds: Bool = true, takesDuration: Bool = false,
     body: @escaping @Sendable (WorkloadRun) async throws -> [WorkloadReport]
   ) {
     self.name = name
@@ -40,6 +53,7 @@ public struct Workload: Sendable {
     self.defaultActions = defaultActions
     self.isStandard = isStandard
     self.runsInRounds = runsInRounds
+    self.takesDuration = takesDuration
     self.body = body
   }
 
@@ -47,14 +61,14 @@ public struct Workload: Sendable {
   ///
   /// With ``WorkloadOptions/rounds`` above 1 it runs that many times in a row (each round
   /// measures Spool, then its baselines) and merges each report's rounds into one
-  /// (``WorkloadReport/mergingRounds(_:)``: medians, with every round's figures); only the
-  /// last round is profiled.
+  /// (SpoolProfiling's `WorkloadReport.mergingRounds(_:)`: medians, with every round's
+  /// figures); only the last round is profiled.
   ///
   /// - Throws: ``WorkloadCheckError`` when a run lost actions or left effects running, or the
   ///   I/O error of a setup that failed.
   ///
   /// ```swift
-  /// let reports = try await Workload.named("effects")!.run(
+  /// let reports = try await checkout.run(
   ///   WorkloadOptions(actions: 10_000), progress: BenchProgress())
   /// ```
   public func run(
@@ -79,44 +93,5 @@ public struct Workload: Sendable {
       merged.parameters["residentBytesBefore"] = first.parameters["residentBytesBefore"]
       return merged
     }
-  }
-}
-
-extension Workload {
-  /// Every workload, in the order `spool bench` runs them.
-  ///
-  /// ```swift
-  /// print(Workload.all.map(\.name).joined(separator: ", "))
-  /// ```
-  public static let all: [Workload] = [
-    CounterWorkloads.counter,
-    CounterWorkloads.counterSend,
-    CounterWorkloads.fanIn,
-    EffectsWorkload.workload,
-    CancellationWorkload.workload,
-    SearchWorkload.workload,
-    FileIOWorkload.workload,
-    FileIOWorkload.cold,
-    EchoWorkload.workload,
-    TodosWorkload.workload,
-    InstrumentationWorkload.workload,
-    SoakWorkload.workload,
-  ]
-
-  /// The set `spool bench` runs when no workload is named: all of them but the soak, at their
-  /// defaults, chosen to finish in under two minutes on a 2-core machine.
-  ///
-  /// ```swift
-  /// let names = Workload.standard.map(\.name)
-  /// ```
-  public static var standard: [Workload] { all.filter(\.isStandard) }
-
-  /// The workload called `name`, if any.
-  ///
-  /// ```swift
-  /// let counter = Workload.named("counter")
-  /// ```
-  public static func named(_ name: String) -> Workload? {
-    all.first { $0.name == name }
   }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import SpoolProfiling
 
-/// The table `spool bench` prints at the end: the machine (the header of `spool report`'s
+/// The table the bench command prints at the end: the machine (the header of `spool report`'s
 /// table: host, cores, toolchain, processor and its cross-core round trip), then per workload,
 /// Spool's throughput and memory, then each baseline's throughput and Spool's throughput
 /// divided by it.

@@ -1,4 +1,5 @@
-/// What `spool bench` asks of every workload it runs.
+/// What the bench command (`spool bench`, a ``SpoolBenchmarkCommand``) asks of every workload
+/// it runs: its command-line options.
 ///
 /// ```swift
 /// let options = WorkloadOptions(actions: 100_000, producers: 4, profile: true)
@@ -7,7 +8,8 @@ public struct WorkloadOptions: Sendable, Equatable {
   /// The volume of each workload (actions, round trips, reads); `nil` for each workload's
   /// default (``Workload/defaultActions``).
   public var actions: Int?
-  /// Concurrent producers for `fan-in`.
+  /// Concurrent producers (`--producers`): for `spool bench fan-in`, and for a
+  /// ``WorkloadDriver/enqueue(producers:_:)`` given `producers: nil`.
   public var producers: Int
   /// Whether to run the Spool measurement a second time with a `LatencyRecorder` attached and
   /// report its per-action-case latencies. The throughput always comes from the run without it.
@@ -15,7 +17,8 @@ public struct WorkloadOptions: Sendable, Equatable {
   /// How long the soak runs; `nil` for its default (60 s). Other workloads ignore it.
   public var duration: Duration?
   /// How many times each workload runs, Spool and its baselines alternating; the report then
-  /// gives medians and every round's figures (``WorkloadReport/mergingRounds(_:)``).
+  /// gives medians and every round's figures (SpoolProfiling's
+  /// `WorkloadReport.mergingRounds(_:)`).
   /// The soak always runs once. With ``profile``, only the last round is profiled.
   public var rounds: Int
 

@@ -9,6 +9,13 @@ package struct Measurement: Sendable {
   /// Wall-clock duration of the measured part.
   package var seconds: Double
 
+  /// A measurement of `actions` units in `seconds`.
+  package init(name: String, actions: Int, seconds: Double) {
+    self.name = name
+    self.actions = actions
+    self.seconds = seconds
+  }
+
   /// Units per second; 0 for a zero duration.
   package var throughputPerSecond: Double {
     seconds > 0 ? Double(actions) / seconds : 0

@@ -31,7 +31,7 @@ package struct WorkloadRun: Sendable {
   }
 
   /// Measures Spool: once without instrumentation (the throughput and the peak memory), and
-  /// with `--profile` once more with a ``LatencyRecorder`` given to the store, for latencies.
+  /// with `--profile` once more with a `LatencyRecorder` given to the store, for latencies.
   ///
   /// `drive` builds its store with the instrumentation it is given, does its setup, and
   /// returns the measurement of the part after setup (see ``Measurement/time(_:actions:_:)``).
@@ -100,4 +100,13 @@ package struct SpoolMeasurement: Sendable {
   package var residentBytesBefore: Int?
   /// What the recorder saw in the profiled run.
   package var recording: LatencyRecording?
+}
+
+extension WorkloadRun {
+  /// The context of the measurement called `measurement` (`spool`, a baseline's name), with
+  /// its clock started.
+  package func context(for measurement: String) -> WorkloadContext {
+    WorkloadContext(
+      actions: actions, options: options, label: label(measurement), progress: progress)
+  }
 }

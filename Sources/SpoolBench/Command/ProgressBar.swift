@@ -1,9 +1,8 @@
 import Foundation
-import SpoolWorkloads
 
-/// The progress bar of `spool bench`: one line on standard error, redrawn ten times a second,
-/// erased at the end. Only drawn when standard error is a terminal, so that logs and pipes get
-/// no control characters.
+/// The progress bar of the bench command: one line on standard error, redrawn ten times a
+/// second, erased at the end. ``BenchConsole/showsProgress`` decides whether it is drawn (only
+/// when standard error is a terminal, so that logs and pipes get no control characters).
 final class ProgressBar: Sendable {
   private let task: Task<Void, Never>
 
@@ -16,9 +15,9 @@ final class ProgressBar: Sendable {
     }
   }
 
-  /// A running bar, or `nil` when standard error is not a terminal.
-  static func startIfTerminal(_ progress: BenchProgress) -> ProgressBar? {
-    isatty(STDERR_FILENO) == 1 ? ProgressBar(progress) : nil
+  /// A running bar.
+  static func start(_ progress: BenchProgress) -> ProgressBar {
+    ProgressBar(progress)
   }
 
   /// Stops drawing and erases the line.

@@ -11,9 +11,9 @@ import SpoolProfiling
 /// a memory-hungry baseline would report the baseline's peak. Linux resets the peak when `5`
 /// is written to `/proc/self/clear_refs` (since 4.0) and reports it as `VmHWM` in
 /// `/proc/self/status`; elsewhere the figures fall back to ``ProcessStatistics``.
-enum MemoryStatistics {
+package enum MemoryStatistics {
   /// Resets the peak resident set size to the current one, where the kernel allows it.
-  static func resetPeak() {
+  package static func resetPeak() {
     let descriptor = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return }
     defer { close(descriptor) }
@@ -22,12 +22,12 @@ enum MemoryStatistics {
   }
 
   /// The peak resident set size since the last ``resetPeak()``, in bytes.
-  static func peakResidentBytes() -> Int? {
+  package static func peakResidentBytes() -> Int? {
     statusField("VmHWM:") ?? ProcessStatistics.peakResidentBytes()
   }
 
   /// The current resident set size, in bytes.
-  static func currentResidentBytes() -> Int? {
+  package static func currentResidentBytes() -> Int? {
     statusField("VmRSS:")
   }
 
