@@ -173,6 +173,9 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
   @usableFromInline let operatorName: StaticString
   @usableFromInline let missingState: String
   @usableFromInline let location: SourceLocation
+  /// The action that ``DismissEffect`` sends from the child's effects (a presentation's
+  /// `.dismiss`); `nil` for an `ifLet` or `ifCaseLet`, whose children cannot dismiss themselves.
+  @usableFromInline let dismissAction: Parent.Action?
 
   @inlinable
   init<ChildID: Hashable & Sendable>(
@@ -184,8 +187,10 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
     toChildAction: AnyCasePath<Parent.Action, Child.Action>,
     operatorName: StaticString,
     missingState: String,
-    location: SourceLocation
+    location: SourceLocation,
+    dismissAction: Parent.Action? = nil
   ) {
+    self.dismissAction = dismissAction
     self.parent = parent
     self.child = child
     self.modifyChild = modifyChild
@@ -234,7 +239,9 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
     }
     if effect.isNone { return .none }
     let toChildAction = self.toChildAction
-    return effect.scopedToChild(presence(state)) { toChildAction.embed($0) }
+    return effect.scopedToChild(presence(state), dismiss: dismissAction) {
+      toChildAction.embed($0)
+    }
   }
   @usableFromInline
   func reportMissingState(_ action: Parent.Action) {
