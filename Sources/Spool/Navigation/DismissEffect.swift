@@ -3,9 +3,9 @@ import IssueReporting
 
 /// Dismisses the presented feature whose effect calls it: TCA's `@Dependency(\.dismiss)`.
 ///
-/// Called in an effect of a child presented with
-/// ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)``, it sends the parent's
-/// ``PresentationAction/dismiss``; called in an effect of an element of a stack run by
+/// Called in an effect of a child presented with `ifLet(_:action:destination:)` (on a
+/// ``PresentationState``), it sends the parent's ``PresentationAction/dismiss``; called in
+/// an effect of an element of a stack run by
 /// ``Reducer/forEach(_:action:destination:fileID:filePath:line:column:)``, it sends
 /// ``StackAction/popFrom(id:)`` for that element. Either way the child's state goes away and
 /// its effects, the calling one included, are cancelled. With presentations nested, the

@@ -3,11 +3,10 @@ import CasePaths
 /// The action of a presented child feature: one of the child's actions, or a request to
 /// dismiss it.
 ///
-/// The parent's action has a case holding it, and
-/// ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)`` routes it: it runs the
-/// child on ``presented(_:)`` while the child is presented, and sets the child's state to
-/// `nil` on ``dismiss``. Case key paths go through it, in reducers and tests alike:
-/// `\.destination.presented.editor.saveTapped`.
+/// The parent's action has a case holding it, and the presentation
+/// `ifLet(_:action:destination:)` routes it: it runs the child on ``presented(_:)`` while the
+/// child is presented, and sets the child's state to `nil` on ``dismiss``. Case key paths go
+/// through it, in reducers and tests alike: `\.destination.presented.editor.saveTapped`.
 ///
 /// ```swift
 /// @CasePathable

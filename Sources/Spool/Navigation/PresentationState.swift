@@ -2,9 +2,9 @@ import CustomDump
 
 /// The state of a presented child feature, optional: `nil` while nothing is presented.
 ///
-/// Declare it with ``Presents``, as in TCA, and run the child with
-/// ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)``, which takes the key
-/// path to the projected value (`\.$destination`):
+/// Declare it with ``Presents``, as in TCA, and run the child with the presentation
+/// `ifLet(_:action:destination:)`, which takes the key path to the projected value
+/// (`\.$destination`):
 ///
 /// ```swift
 /// struct State: Equatable, Sendable {
@@ -35,8 +35,7 @@ public struct PresentationState<State> {
     self.wrappedValue = wrappedValue
   }
 
-  /// This value: `$destination` is what
-  /// ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)`` takes a key path to.
+  /// This value: `$destination` is what `ifLet(_:action:destination:)` takes a key path to.
   public var projectedValue: Self {
     get { self }
     set { self = newValue }

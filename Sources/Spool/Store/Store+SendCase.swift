@@ -1,11 +1,12 @@
 import CasePaths
 
 extension Store where Action: CasePathable {
-  /// Reduces the action of the payload-free case `actionCase`, as ``send(_:)`` does.
+  /// Reduces the action of the payload-free case `actionCase`.
   ///
-  /// The action is named by a case key path, as TCA writes it; the key path may go through
-  /// a ``PresentationAction`` (`\.destination.presented.save`), or into one element of a
-  /// stack or a `forEach` with `[id:]`. Awaited, as every `send` of Spool's store is.
+  /// As ``send(_:)-(Action)``, with the action named by a case key path, as TCA writes it; the
+  /// key path may go through a ``PresentationAction`` (`\.destination.presented.save`), or
+  /// into one element of a stack or a `forEach` with `[id:]`. Awaited, as every `send` of
+  /// Spool's store is.
   ///
   /// - Parameter actionCase: The case key path of the action to send.
   /// - Returns: A handle to wait for (``StoreTask/finish()``) or cancel the action's effects.
@@ -22,8 +23,9 @@ extension Store where Action: CasePathable {
     await send(actionCase())
   }
 
-  /// Reduces the action of the case `actionCase` with the payload `value`, as ``send(_:)``
-  /// does.
+  /// Reduces the action of the case `actionCase` with the payload `value`.
+  ///
+  /// As ``send(_:)-(Action)``, with the action built from a case key path and its payload.
   ///
   /// - Parameters:
   ///   - actionCase: The case key path of the action to send.
