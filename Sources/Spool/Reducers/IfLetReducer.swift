@@ -134,8 +134,9 @@ public typealias _IfLetReducer<Parent: Reducer, Child: Reducer> =
   _PresentChildReducer<Parent, Child>
 
 /// Runs a child reducer while its state is present in the parent's, then the parent: what
-/// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)`` and
-/// ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)`` return.
+/// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)``,
+/// ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)`` and the presentation
+/// `ifLet(_:action:destination:)` return.
 ///
 /// It cancels the child's effects when the child goes away: every effect the child returns is
 /// registered under the child's presence ID (its path, and its ID when it has one), and
