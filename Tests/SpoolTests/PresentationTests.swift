@@ -179,6 +179,23 @@ import Testing
     #expect(await store.state.path.ids == [0])
   }
 
+  // MARK: Nested presentations
+
+  @Test func dismissDismissesTheInnermostPresentationAroundTheEffect() async {
+    let inbox = Inbox.State(destination: .editor(Editor.State()), path: [Editor.State()])
+    let store = Store(initialState: Shell.State(inbox: inbox)) {
+      Shell()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+    await store.send(\.inbox.presented.path[id: 0].closeTapped).finish()
+    #expect(await store.state.inbox?.path.isEmpty == true)
+    #expect(await store.state.inbox?.destination != nil)
+    await store.send(\.inbox.presented.destination.presented.editor.closeTapped).finish()
+    #expect(await store.state.inbox?.destination == nil)
+    #expect(await store.state.inbox != nil)
+  }
+
   // MARK: Store.send(\.case)
 
   @Test func theLiveStoreSendsByCaseKeyPath() async {

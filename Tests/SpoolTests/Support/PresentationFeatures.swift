@@ -162,3 +162,22 @@ struct Viewer: Reducer {
     }
   }
 }
+
+/// Presents an `Inbox`, whose own destination and stack are presentations nested in this one.
+struct Shell: Reducer {
+  struct State: Equatable, Sendable {
+    @Presents var inbox: Inbox.State?
+  }
+
+  @CasePathable
+  enum Action: Equatable, Sendable {
+    case inbox(PresentationAction<Inbox.Action>)
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { _, _ in .none }
+      .ifLet(\.$inbox, action: \.inbox) {
+        Inbox()
+      }
+  }
+}
