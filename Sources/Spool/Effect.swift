@@ -290,7 +290,7 @@ extension Effect {
   /// (`spool bench effects` measures the round trip). Two consequences: the runs after a long
   /// synchronous operation wait for it too, and an operation must not cancel its own task
   /// (`withUnsafeCurrentTask { $0?.cancel() }`), which the runs after it may share. A run with
-  /// a `priority`, and one returned for an action given to ``Store/send(_:)`` (whose
+  /// a `priority`, and one returned for an action given to ``Store/send(_:)-(Action)`` (whose
   /// ``StoreTask`` cancels and awaits it), get a task of their own. A store with
   /// instrumentation runs its effects the same way, and times each from its start (for a
   /// collected run, when its operation begins).

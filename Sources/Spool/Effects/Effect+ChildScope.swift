@@ -94,14 +94,19 @@ extension Effect {
   /// cancellation IDs qualified by `presence` (``ScopedCancelID``), and all of it registered
   /// under `presence`, so that the operator can cancel it when the child goes away.
   ///
+  /// With a `dismiss` action (a presented child, a stack element), the child's `.run` effects
+  /// also run with a ``DismissTarget`` that sends it, so that ``DismissEffect`` called in them
+  /// dismisses this child: the innermost presentation around the calling effect.
+  ///
   /// One walk over the effect, for a child effect that is not ``none`` (the operators check
   /// first, so an action whose child returns `.none` allocates nothing here).
   @usableFromInline
   func scopedToChild<ParentAction: Sendable>(
     _ presence: AnyHashableSendable,
+    dismiss: ParentAction? = nil,
     action transform: @escaping @Sendable (Action) -> ParentAction
   ) -> Effect<ParentAction> {
-    let scoped = scopedMap(presence, transform)
+    let scoped = scopedMap(presence, dismiss, transform)
     switch scoped.operation {
     case .none, .send, .cancel:
       // Nothing of it runs in a task: nothing to register.
@@ -113,7 +118,7 @@ extension Effect {
   }
 
   private func scopedMap<T: Sendable>(
-    _ scope: AnyHashableSendable, _ transform: @escaping @Sendable (Action) -> T
+    _ scope: AnyHashableSendable, _ dismiss: T?, _ transform: @escaping @Sendable (Action) -> T
   ) -> Effect<T> {
     switch operation {
     case .none:
@@ -124,21 +129,31 @@ extension Effect {
       return Effect<T>(
         operation: .run(priority) { send in
           let bound = CancelScope(scope: scope, outer: CancelScope.currentLocal.get())
+          guard let dismiss else {
+            return await CancelScope.currentLocal.withValue(bound) {
+              await work(send.map(transform))
+            }
+          }
+          let target = DismissTarget { await send(dismiss) }
           return await CancelScope.currentLocal.withValue(bound) {
-            await work(send.map(transform))
+            await DismissTarget.currentLocal.withValue(target) {
+              await work(send.map(transform))
+            }
           }
         }
       )
     case let .merge(effects):
-      return Effect<T>(operation: .merge(effects.map { $0.scopedMap(scope, transform) }))
+      return Effect<T>(
+        operation: .merge(effects.map { $0.scopedMap(scope, dismiss, transform) }))
     case let .concatenate(effects):
-      return Effect<T>(operation: .concatenate(effects.map { $0.scopedMap(scope, transform) }))
+      return Effect<T>(
+        operation: .concatenate(effects.map { $0.scopedMap(scope, dismiss, transform) }))
     case let .cancellable(id, cancelInFlight, effect):
       return Effect<T>(
         operation: .cancellable(
           id: AnyHashableSendable(ScopedCancelID(scope: scope, id: id)),
           cancelInFlight: cancelInFlight,
-          effect.scopedMap(scope, transform)
+          effect.scopedMap(scope, dismiss, transform)
         )
       )
     case let .cancel(id):

@@ -134,8 +134,9 @@ public typealias _IfLetReducer<Parent: Reducer, Child: Reducer> =
   _PresentChildReducer<Parent, Child>
 
 /// Runs a child reducer while its state is present in the parent's, then the parent: what
-/// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)`` and
-/// ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)`` return.
+/// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)``,
+/// ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)`` and the presentation
+/// `ifLet(_:action:destination:)` return.
 ///
 /// It cancels the child's effects when the child goes away: every effect the child returns is
 /// registered under the child's presence ID (its path, and its ID when it has one), and
@@ -173,6 +174,9 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
   @usableFromInline let operatorName: StaticString
   @usableFromInline let missingState: String
   @usableFromInline let location: SourceLocation
+  /// The action that ``DismissEffect`` sends from the child's effects (a presentation's
+  /// `.dismiss`); `nil` for an `ifLet` or `ifCaseLet`, whose children cannot dismiss themselves.
+  @usableFromInline let dismissAction: Parent.Action?
 
   @inlinable
   init<ChildID: Hashable & Sendable>(
@@ -184,8 +188,10 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
     toChildAction: AnyCasePath<Parent.Action, Child.Action>,
     operatorName: StaticString,
     missingState: String,
-    location: SourceLocation
+    location: SourceLocation,
+    dismissAction: Parent.Action? = nil
   ) {
+    self.dismissAction = dismissAction
     self.parent = parent
     self.child = child
     self.modifyChild = modifyChild
@@ -234,7 +240,9 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
     }
     if effect.isNone { return .none }
     let toChildAction = self.toChildAction
-    return effect.scopedToChild(presence(state)) { toChildAction.embed($0) }
+    return effect.scopedToChild(presence(state), dismiss: dismissAction) {
+      toChildAction.embed($0)
+    }
   }
   @usableFromInline
   func reportMissingState(_ action: Parent.Action) {

@@ -1,8 +1,8 @@
 /// The effects that one action started, as a handle to wait for or cancel.
 ///
-/// Returned by ``Store/send(_:)``: when `send` returns, the action has been reduced (with the
-/// actions its effects sent synchronously); the `StoreTask` tracks the asynchronous effects that
-/// those reduces started.
+/// Returned by ``Store/send(_:)-(Action)``: when `send` returns, the action has been reduced
+/// (with the actions its effects sent synchronously); the `StoreTask` tracks the asynchronous
+/// effects that those reduces started.
 ///
 /// ```swift
 /// let task = await store.send(.refresh)

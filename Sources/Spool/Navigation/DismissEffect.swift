@@ -1,0 +1,128 @@
+import Dependencies
+import IssueReporting
+
+/// Dismisses the presented feature whose effect calls it: TCA's `@Dependency(\.dismiss)`.
+///
+/// Called in an effect of a child presented with `ifLet(_:action:destination:)` (on a
+/// ``PresentationState``), it sends the parent's ``PresentationAction/dismiss``; called in
+/// an effect of an element of a stack run by
+/// ``Reducer/forEach(_:action:destination:fileID:filePath:line:column:)``, it sends
+/// ``StackAction/popFrom(id:)`` for that element. Either way the child's state goes away and
+/// its effects, the calling one included, are cancelled. With presentations nested, the
+/// innermost one around the calling effect is dismissed.
+///
+/// ```swift
+/// struct Editor: Reducer {
+///   @Dependency(\.dismiss) var dismiss
+///   // …
+///   case .saveTapped:
+///     return .run { [text = state.text] _ in
+///       try await storage.save(text)
+///       await dismiss()
+///     }
+/// }
+/// ```
+///
+/// Where Spool differs from TCA: the dismissal is an action sent to the store, like any
+/// ``Send`` from an effect: `dismiss()` returns once it is enqueued, not once it is reduced,
+/// and the effect is cancelled when the store reduces it. Called from a cancelled effect (the
+/// child is already going away), it does nothing. Called outside an effect of a presented
+/// child or stack element (in a reducer, or in a feature that nobody presented), it reports an
+/// issue and does nothing.
+public struct DismissEffect: Sendable {
+  /// The dismissal a test put in place of the presentation's; `nil` for the live one.
+  let override: (@Sendable () async -> Void)?
+
+  init() {
+    self.override = nil
+  }
+
+  /// A dismissal that runs `dismiss` instead of dismissing a presented child: for the test of
+  /// a child feature run without its parent.
+  ///
+  /// - Parameter dismiss: What calling the effect does.
+  ///
+  /// ```swift
+  /// let dismissed = LockIsolated(false)
+  /// let store = TestStore(initialState: Editor.State()) {
+  ///   Editor()
+  /// } withDependencies: {
+  ///   $0.dismiss = DismissEffect { dismissed.setValue(true) }
+  /// }
+  /// ```
+  public init(_ dismiss: @escaping @Sendable () async -> Void) {
+    self.override = dismiss
+  }
+
+  /// Dismisses the presented child or stack element whose effect calls it.
+  ///
+  /// - Parameters:
+  ///   - fileID: The file ID of the place where a call outside a presented child's effect is
+  ///     reported; the caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
+  ///
+  /// ```swift
+  /// return .run { _ in await dismiss() }
+  /// ```
+  public func callAsFunction(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    if let override {
+      await override()
+      return
+    }
+    guard let target = DismissTarget.currentLocal.get() else {
+      reportIssue(
+        """
+        "dismiss()" was called outside an effect of a presented feature, so there is nothing \
+        to dismiss. Call it in an effect (".run") of a child run by "ifLet" on a \
+        "PresentationState", or of an element of a "StackState".
+        """,
+        fileID: fileID, filePath: filePath, line: line, column: column
+      )
+      return
+    }
+    await target.dismiss()
+  }
+}
+
+extension DismissEffect: DependencyKey {
+  /// The dismissal of the presented child around the calling effect.
+  public static let liveValue = DismissEffect()
+  /// The same as the live value: it sends an action to the store under test, which the test
+  /// receives.
+  public static let testValue = DismissEffect()
+}
+
+extension DependencyValues {
+  /// Dismisses the presented feature whose effect calls it (see ``DismissEffect``).
+  ///
+  /// ```swift
+  /// @Dependency(\.dismiss) var dismiss
+  /// ```
+  public var dismiss: DismissEffect {
+    get { self[DismissEffect.self] }
+    set { self[DismissEffect.self] = newValue }
+  }
+}
+
+/// How the effects of a presented child dismiss it: bound in the child's `.run` effects by the
+/// operator that presents it (``Effect/scopedToChild(_:dismiss:action:)``), read by
+/// ``DismissEffect``. Child tasks and `Task { … }` inherit it; `Task.detached` does not.
+final class DismissTarget: Sendable {
+  /// The target bound in the current task; `nil` outside a presented child's effect.
+  static let currentLocal = TaskLocal<DismissTarget?>(wrappedValue: nil)
+
+  /// Sends the parent's dismissing action through the effect's `Send` (so nothing is sent
+  /// once the effect is cancelled).
+  let dismiss: @Sendable () async -> Void
+
+  init(dismiss: @escaping @Sendable () async -> Void) {
+    self.dismiss = dismiss
+  }
+}

@@ -1,0 +1,210 @@
+import Clocks
+import ConcurrencyExtras
+import Spool
+import Testing
+
+/// Presentation, stacks and `dismiss` on the live store. As in `ChildEffectTests`, each check
+/// reads a `StoreTask` right after the `send` whose reduce cancelled (or did not cancel) it.
+@Suite struct PresentationTests {
+  func makeStore(_ state: Inbox.State = Inbox.State()) -> Store<Inbox.State, Inbox.Action> {
+    Store(initialState: state) {
+      Inbox()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+  }
+
+  // MARK: @Presents and ifLet
+
+  @Test func presentingRunsTheChildOnPresentedActions() async {
+    let store = makeStore()
+    await store.send(.compose(seconds: 1))
+    await store.send(\.destination.presented.editor.tick)
+    await store.send(.destination(.presented(.editor(.tick))))
+    #expect(await store.state.destination == .editor(Editor.State(ticks: 2)))
+  }
+
+  @Test func dismissSetsTheStateToNilAndCancelsTheChildsEffects() async {
+    let store = makeStore()
+    await store.send(.compose(seconds: 1))
+    let child = await store.send(\.destination.presented.editor.listen)
+    await store.send(.destination(.presented(.editor(.tick))))
+    #expect(!child.isEmpty && !child.isCancelled)
+    await store.send(\.destination.dismiss)
+    #expect(child.isCancelled)
+    let state = await store.state
+    #expect(state.destination == nil)
+    #expect(state.dismissalsSeen == 1)
+  }
+
+  @Test func theParentSettingNilCancelsTheChildsEffects() async {
+    let store = makeStore()
+    await store.send(.compose(seconds: 1))
+    let child = await store.send(\.destination.presented.editor.listen)
+    await store.send(.close)
+    #expect(child.isCancelled)
+  }
+
+  @Test func presentingAnotherCaseCancelsTheOldChildsEffects() async {
+    let store = makeStore()
+    await store.send(.compose(seconds: 1))
+    let editor = await store.send(\.destination.presented.editor.listen)
+    // The same case again, with the same (non-Identifiable) state type: the same child.
+    await store.send(.compose(seconds: 2))
+    #expect(!editor.isCancelled)
+    await store.send(.preview)
+    #expect(editor.isCancelled)
+  }
+
+  @Test func presentingAnotherIDCancelsTheOldChildsEffects() async {
+    let store = Store(initialState: Viewer.State()) { Viewer() }
+    await store.send(.show(id: 1))
+    let first = await store.send(\.child.presented.listen)
+    await store.send(.show(id: 1))
+    #expect(!first.isCancelled)
+    await store.send(.show(id: 2))
+    #expect(first.isCancelled)
+    await store.shutdown()
+  }
+
+  @Test func dismissFromAChildsEffectDismissesIt() async {
+    let store = makeStore()
+    await store.send(.compose(seconds: 1))
+    let listening = await store.send(\.destination.presented.editor.listen)
+    // `finish()` returns once what the effect sent (the dismissal) has been reduced.
+    await store.send(\.destination.presented.editor.closeTapped).finish()
+    #expect(listening.isCancelled)
+    let state = await store.state
+    #expect(state.destination == nil)
+    #expect(state.dismissalsSeen == 1)
+  }
+
+  @Test func aPresentedActionWithNothingPresentedIsReportedAndIgnored() async {
+    let store = makeStore()
+    await withKnownIssue {
+      await store.send(.destination(.presented(.editor(.tick))))
+    }
+    await store.send(.compose(seconds: 1))
+    #expect(await store.state.destination == .editor(Editor.State()))
+  }
+
+  @Test func aDismissWithNothingPresentedDoesNothing() async {
+    let store = makeStore()
+    await store.send(.destination(.dismiss))
+    #expect(await store.state == Inbox.State())
+  }
+
+  @Test func dismissOutsideAPresentationIsReportedAndDoesNothing() async {
+    let store = Store(initialState: Editor.State()) { Editor() }
+    await withKnownIssue {
+      await store.send(.closeTapped).finish()
+    }
+    await store.finish()
+    #expect(await store.state == Editor.State())
+  }
+
+  @Test func anOverriddenDismissRunsInsteadOfThePresentations() async {
+    let dismissed = LockIsolated(0)
+    let store = Store(initialState: Editor.State()) {
+      Editor()
+    } withDependencies: {
+      $0.dismiss = DismissEffect { dismissed.withValue { $0 += 1 } }
+    }
+    await store.send(.closeTapped).finish()
+    #expect(dismissed.value == 1)
+  }
+
+  // MARK: StackState and forEach
+
+  @Test func pushElementActionAndPopCancelTheElementsEffects() async {
+    let store = makeStore()
+    await store.send(.path(.push(id: 0, state: Editor.State())))
+    await store.send(.push(seconds: 1))
+    let first = await store.send(\.path[id: 0].listen)
+    let second = await store.send(\.path[id: 1].listen)
+    await store.send(\.path[id: 1].tick)
+    #expect(await store.state.path[id: 1]?.ticks == 1)
+    #expect(await store.state.path.ids == [0, 1])
+    await store.send(.path(.popFrom(id: 1)))
+    #expect(second.isCancelled)
+    #expect(!first.isCancelled)
+    await store.send(.popAll)
+    #expect(first.isCancelled)
+    // IDs are not reused: the next push is #2.
+    await store.send(.push(seconds: 1))
+    #expect(await store.state.path.ids == [2])
+  }
+
+  @Test func poppingFromAnIDPopsEveryElementAboveIt() async {
+    let store = makeStore(Inbox.State(path: [Editor.State(), Editor.State(), Editor.State()]))
+    let top = await store.send(\.path[id: 2].listen)
+    let middle = await store.send(\.path[id: 1].listen)
+    let bottom = await store.send(\.path[id: 0].listen)
+    await store.send(.path(.popFrom(id: 1)))
+    #expect(top.isCancelled && middle.isCancelled)
+    #expect(!bottom.isCancelled)
+    #expect(await store.state.path.ids == [0])
+  }
+
+  @Test func twoElementsWithTheSameCancelIDKeepEachOthersEffects() async {
+    let store = makeStore(Inbox.State(path: [Editor.State(), Editor.State()]))
+    let first = await store.send(\.path[id: 0].start)
+    let second = await store.send(\.path[id: 1].start)
+    #expect(!first.isCancelled && !second.isCancelled)
+    let again = await store.send(\.path[id: 0].start)
+    #expect(first.isCancelled)
+    #expect(!second.isCancelled && !again.isCancelled)
+  }
+
+  @Test func dismissFromAnElementsEffectPopsIt() async {
+    let store = makeStore(Inbox.State(path: [Editor.State(), Editor.State()]))
+    let bottom = await store.send(\.path[id: 0].listen)
+    // `finish()` returns once what the effect sent (the pop) has been reduced.
+    await store.send(\.path[id: 1].closeTapped).finish()
+    #expect(await store.state.path.ids == [0])
+    #expect(!bottom.isCancelled)
+  }
+
+  @Test func stackMisuseIsReportedAndIgnored() async {
+    let store = makeStore(Inbox.State(path: [Editor.State()]))
+    await withKnownIssue {
+      await store.send(\.path[id: 5].tick)
+    }
+    await withKnownIssue {
+      await store.send(.path(.push(id: 0, state: Editor.State(seconds: 9))))
+    }
+    #expect(await store.state.path == [Editor.State()])
+    // A pop of an ID already popped is a pop that lost a race: nothing to do.
+    await store.send(.path(.popFrom(id: 7)))
+    #expect(await store.state.path.ids == [0])
+  }
+
+  // MARK: Nested presentations
+
+  @Test func dismissDismissesTheInnermostPresentationAroundTheEffect() async {
+    let inbox = Inbox.State(destination: .editor(Editor.State()), path: [Editor.State()])
+    let store = Store(initialState: Shell.State(inbox: inbox)) {
+      Shell()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+    await store.send(\.inbox.presented.path[id: 0].closeTapped).finish()
+    #expect(await store.state.inbox?.path.isEmpty == true)
+    #expect(await store.state.inbox?.destination != nil)
+    await store.send(\.inbox.presented.destination.presented.editor.closeTapped).finish()
+    #expect(await store.state.inbox?.destination == nil)
+    #expect(await store.state.inbox != nil)
+  }
+
+  // MARK: Store.send(\.case)
+
+  @Test func theLiveStoreSendsByCaseKeyPath() async {
+    let store = makeStore()
+    await store.send(\.compose, 3)
+    await store.send(\.push, 1)
+    await store.send(\.close)
+    let state = await store.state
+    #expect(state.destination == nil)
+    #expect(state.path == [Editor.State(seconds: 1)])
+  }
+}
