@@ -6,8 +6,8 @@ import SwiftSyntaxMacros
 /// `@Reducer`: makes a struct or an enum a Spool reducer, as TCA's macro of that name does.
 ///
 /// - On a struct: adds the `Reducer` conformance, and `@CasePathable @dynamicMemberLookup` to
-///   the nested `enum Action` and (when it is an enum) `enum State` that do not have them. The
-///   struct keeps its own `body` or `reduce(into:action:)`.
+///   the nested `enum Action` and (when it is an enum) `enum State` that do not have them, and
+///   `@ReducerBuilder` to `var body`. The struct keeps its own `body` or `reduce(into:action:)`.
 /// - On an enum whose cases each hold one reducer (`case add(AddItem)`): generates the `State`
 ///   and `Action` enums with a case per reducer, a static `body` that scopes each case to its
 ///   reducer, an instance `body` that runs it, and the `Reducer` conformance.

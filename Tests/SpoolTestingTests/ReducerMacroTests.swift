@@ -65,6 +65,10 @@ import Testing
     }
     await withKnownIssue {
       await store.send(\.destination.edit.nameChanged, "Eggs")
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("received a child action when the state was not in the case")
+        && text.contains("EditName")
     }
   }
 

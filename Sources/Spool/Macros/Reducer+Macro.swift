@@ -3,8 +3,10 @@
 /// On a struct, `@Reducer` adds the ``Reducer`` conformance, and `@CasePathable` and
 /// `@dynamicMemberLookup` to the nested `enum Action`, and to `enum State` when the state is an
 /// enum, so that `\.child` case key paths and `action.child` work as in TCA. Attributes already
-/// written are not added twice, and a `State` or `Action` that is a typealias is left alone. The
-/// struct still declares its own `body` or `reduce(into:action:)`:
+/// written are not added twice, and a `State` or `Action` that is a typealias is left alone. It
+/// also marks `var body` `@ReducerBuilder<State, Action>` (the compiler does not carry the
+/// requirement's builder over to a conformance that a macro adds in an extension). The struct
+/// still declares its own `body` or `reduce(into:action:)`:
 ///
 /// ```swift
 /// @Reducer
