@@ -73,9 +73,11 @@ extension ReducerMacro: MemberAttributeMacro {
   /// the conformance in the generated extension, a `body` of several reducers would otherwise
   /// be a plain getter and fail to compile.
   private static func bodyAttributes(of variable: VariableDeclSyntax) -> [AttributeSyntax] {
+    // Only a computed `body` can have a builder; a stored one (`let body = Counter()`) cannot.
     guard !variable.isStatic,
       variable.bindings.contains(where: {
         $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "body"
+          && $0.accessorBlock != nil
       })
     else { return [] }
     let hasBuilder = variable.attributes.contains {

@@ -186,4 +186,28 @@ struct ReducerMacroStructTests {
       """
     }
   }
+
+  @Test func aStoredBodyGetsNoBuilder() {
+    assertMacro {
+      """
+      @Reducer
+      struct Wrapper {
+        typealias State = Counter.State
+        typealias Action = Counter.Action
+        let body = Counter()
+      }
+      """
+    } expansion: {
+      """
+      struct Wrapper {
+        typealias State = Counter.State
+        typealias Action = Counter.Action
+        let body = Counter()
+      }
+
+      extension Wrapper: Spool.Reducer {
+      }
+      """
+    }
+  }
 }
