@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -28,15 +29,33 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+    // `@Reducer`'s implementation (SpoolMacros). A range, not `from:`, so that it resolves to the
+    // one swift-syntax that swift-case-paths (509.0.0..<605.0.0) and swift-macro-testing build
+    // too: `from: "600.0.1"` would cap it below 601.0.0.
+    .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"605.0.0"),
+    // `assertMacro`, for SpoolMacrosTests.
+    .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
     // `swift package generate-documentation` for the DocC catalogs (.ci/run builds them).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     .target(name: "CSpoolTime"),
+    // The compiler plugin that expands `@Reducer` (declared in Spool's Macros/Reducer+Macro.swift).
+    .macro(
+      name: "SpoolMacros",
+      dependencies: [
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ]
+    ),
     .target(
       name: "Spool",
       dependencies: [
         "CSpoolTime",
+        "SpoolMacros",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
@@ -131,6 +150,13 @@ let package = Package(
     .testTarget(
       name: "SpoolTests",
       dependencies: ["Spool", "SpoolTesting"]
+    ),
+    .testTarget(
+      name: "SpoolMacrosTests",
+      dependencies: [
+        "SpoolMacros",
+        .product(name: "MacroTesting", package: "swift-macro-testing"),
+      ]
     ),
     .testTarget(
       name: "SpoolTestingTests",

@@ -20,6 +20,19 @@
 /// }
 /// ```
 ///
+/// The ``Reducer()`` macro writes the conformance for you and makes `Action` (and an enum
+/// `State`) `@CasePathable`, as TCA's `@Reducer` does; on an enum of reducers it generates TCA's
+/// enum reducer (a `Destination`). It adds no `@ObservableState`: Spool has none.
+///
+/// ```swift
+/// @Reducer
+/// struct Counter {
+///   struct State: Equatable, Sendable { var count = 0 }
+///   enum Action { case incrementButtonTapped }
+///   var body: some ReducerOf<Self> { Reduce { state, _ in state.count += 1; return .none } }
+/// }
+/// ```
+///
 /// A reducer runs synchronously, one action at a time, on whichever thread holds its store (the
 /// store's executor, or the thread of a producer that found the store idle), and never awaits:
 /// asynchronous work goes into the returned ``Effect``. Actions must be `Sendable`, because they

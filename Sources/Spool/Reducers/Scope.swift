@@ -39,6 +39,10 @@ where Child.Action: Sendable {
   ///   - toChildState: A writable key path to the child state.
   ///   - toChildAction: A case key path to the child action.
   ///   - child: The child reducer.
+  // Disfavored: on an enum state that is `@CasePathable @dynamicMemberLookup` (as `@Reducer`
+  // makes it), `\.case` is also a writable key path through the dynamic member subscript, and
+  // the case key path initializer below must win. On a struct state only this one applies.
+  @_disfavoredOverload
   @inlinable
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState>,

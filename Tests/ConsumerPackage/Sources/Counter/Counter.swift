@@ -1,7 +1,9 @@
 import Spool
 
-/// A counter: the smallest feature with state, actions and an effect.
-public struct Counter: Reducer {
+/// A counter: the smallest feature with state, actions and an effect, written with `@Reducer`
+/// (so `import Spool` alone must bring the macro and the `@CasePathable` it expands to).
+@Reducer
+public struct Counter {
   public struct State: Equatable, Sendable {
     public var count = 0
 

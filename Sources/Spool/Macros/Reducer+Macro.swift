@@ -1,0 +1,65 @@
+/// Makes a struct or an enum a ``Reducer``, as TCA's `@Reducer` macro does.
+///
+/// On a struct, `@Reducer` adds the ``Reducer`` conformance, and `@CasePathable` and
+/// `@dynamicMemberLookup` to the nested `enum Action`, and to `enum State` when the state is an
+/// enum, so that `\.child` case key paths and `action.child` work as in TCA. Attributes already
+/// written are not added twice, and a `State` or `Action` that is a typealias is left alone. It
+/// also marks `var body` `@ReducerBuilder<State, Action>` (the compiler does not carry the
+/// requirement's builder over to a conformance that a macro adds in an extension). The struct
+/// still declares its own `body` or `reduce(into:action:)`:
+///
+/// ```swift
+/// @Reducer
+/// struct Counter {
+///   struct State: Equatable, Sendable { var count = 0 }
+///   enum Action { case incrementButtonTapped }
+///
+///   var body: some ReducerOf<Self> {
+///     Reduce { state, action in
+///       switch action {
+///       case .incrementButtonTapped:
+///         state.count += 1
+///         return .none
+///       }
+///     }
+///   }
+/// }
+/// ```
+///
+/// On an enum whose cases each hold one reducer, `@Reducer` generates TCA's enum reducer: a
+/// `State` enum and an `Action` enum with a case per reducer (both `@CasePathable`,
+/// `@dynamicMemberLookup` and `Sendable`), a `static var body` that runs each case's reducer on
+/// its case with `Scope(state: \.add, action: \.add) { AddItem() }`, and the conformance. Run
+/// it with `ifLet` or `ifCaseLet`, passing `Destination.body`:
+///
+/// ```swift
+/// @Reducer
+/// enum Destination {
+///   case add(AddItem)
+///   case edit(EditItem)
+/// }
+/// extension Destination.State: Equatable {}
+///
+/// // In the parent's body:
+/// Reduce { state, action in .none }
+///   .ifLet(\.destination, action: \.destination) { Destination.body }
+/// ```
+///
+/// The generated `State` is `Sendable`, because a store's state must be, but not `Equatable`:
+/// as in TCA, write `extension Destination.State: Equatable {}` (in the file that declares
+/// `Destination`) when every child state is `Equatable`, which a `TestStore` needs.
+///
+/// Where Spool differs from TCA: there is no `@ObservableState` (Spool observes a store through
+/// an `AsyncSequence` of state snapshots), so `@Reducer` adds none; and an enum reducer is run
+/// through its `static var body`, as `ifLet` and `ifCaseLet` have no overload without a child
+/// reducer.
+///
+/// `@Reducer` reports, as a compile error naming what is wrong: an application to a class,
+/// actor, protocol or extension; a struct with neither `body` nor `reduce(into:action:)` in its
+/// declaration; and an enum case that does not hold exactly one unlabelled value naming a
+/// reducer type (`case add`, `case add(AddItem, Int)`, `case add(item: AddItem)`, `case
+/// add((AddItem, Int))`).
+@attached(member, names: named(State), named(Action), named(body))
+@attached(memberAttribute)
+@attached(extension, conformances: Reducer)
+public macro Reducer() = #externalMacro(module: "SpoolMacros", type: "ReducerMacro")

@@ -1,0 +1,142 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// What `@Reducer` found in the declaration it is attached to, after checking it.
+///
+/// Every role of the macro analyses the declaration the same way, so that they agree on whether
+/// it is valid; only the member role reports the problems, so each is reported once.
+enum ReducerDeclaration {
+  /// A struct with a `body` or a `reduce(into:action:)`.
+  case structReducer(StructDeclSyntax)
+  /// An enum whose every case holds one reducer: TCA's enum reducer.
+  case enumReducer(EnumDeclSyntax, cases: [ReducerCase])
+  /// A declaration that `@Reducer` cannot expand; `problems` says why, at least one entry.
+  case invalid(problems: [Diagnostic])
+
+  /// One case of an enum reducer: `case add(AddItem)` has name `add` and reducer `AddItem`.
+  struct ReducerCase {
+    let name: TokenSyntax
+    let reducer: TypeSyntax
+  }
+
+  init(_ declaration: some DeclGroupSyntax) {
+    if let structDecl = declaration.as(StructDeclSyntax.self) {
+      self = Self.analyse(structDecl)
+    } else if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+      self = Self.analyse(enumDecl)
+    } else {
+      let (node, kind): (any SyntaxProtocol, String)
+      if let classDecl = declaration.as(ClassDeclSyntax.self) {
+        (node, kind) = (classDecl.classKeyword, "class '\(classDecl.name.text)'")
+      } else if let actorDecl = declaration.as(ActorDeclSyntax.self) {
+        (node, kind) = (actorDecl.actorKeyword, "actor '\(actorDecl.name.text)'")
+      } else if let protocolDecl = declaration.as(ProtocolDeclSyntax.self) {
+        (node, kind) = (protocolDecl.protocolKeyword, "protocol '\(protocolDecl.name.text)'")
+      } else if let extensionDecl = declaration.as(ExtensionDeclSyntax.self) {
+        (node, kind) = (extensionDecl.extensionKeyword, "an extension")
+      } else {
+        (node, kind) = (declaration, "this declaration")
+      }
+      let message = ReducerMacroDiagnostic.notStructOrEnum(kind: kind)
+      self = .invalid(problems: [Diagnostic(node: node, message: message)])
+    }
+  }
+
+  var isValid: Bool {
+    if case .invalid = self { return false }
+    return true
+  }
+
+  private static func analyse(_ structDecl: StructDeclSyntax) -> Self {
+    let members = structDecl.memberBlock.members.map(\.decl)
+    let hasBody = members.contains { member in
+      guard let variable = member.as(VariableDeclSyntax.self), !variable.isStatic else {
+        return false
+      }
+      return variable.bindings.contains {
+        $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "body"
+      }
+    }
+    let hasReduce = members.contains { member in
+      guard let function = member.as(FunctionDeclSyntax.self), function.name.text == "reduce"
+      else { return false }
+      let labels = function.signature.parameterClause.parameters.map(\.firstName.text)
+      return labels == ["into", "action"]
+    }
+    guard hasBody || hasReduce else {
+      return .invalid(
+        problems: [
+          Diagnostic(
+            node: structDecl.name,
+            message: ReducerMacroDiagnostic.missingBody(structName: structDecl.name.text)
+          )
+        ]
+      )
+    }
+    return .structReducer(structDecl)
+  }
+
+  private static func analyse(_ enumDecl: EnumDeclSyntax) -> Self {
+    var cases: [ReducerCase] = []
+    var problems: [Diagnostic] = []
+    for member in enumDecl.memberBlock.members {
+      guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
+      for element in caseDecl.elements {
+        switch reducerCase(element) {
+        case let .success(reducerCase): cases.append(reducerCase)
+        case let .failure(problem): problems.append(problem.diagnostic)
+        }
+      }
+    }
+    guard problems.isEmpty else { return .invalid(problems: problems) }
+    return .enumReducer(enumDecl, cases: cases)
+  }
+
+  /// A case's problem, carried as an `Error` only to use `Result`.
+  private struct CaseProblem: Error {
+    let diagnostic: Diagnostic
+  }
+
+  private static func reducerCase(_ element: EnumCaseElementSyntax) -> Result<
+    ReducerCase, CaseProblem
+  > {
+    func problem(_ text: String, at node: some SyntaxProtocol) -> CaseProblem {
+      CaseProblem(
+        diagnostic: Diagnostic(
+          node: node,
+          message: ReducerMacroDiagnostic.invalidCase(
+            caseName: element.name.text, problem: text
+          )
+        )
+      )
+    }
+    guard let parameters = element.parameterClause?.parameters, !parameters.isEmpty else {
+      return .failure(problem("it has no associated value", at: element))
+    }
+    guard parameters.count == 1, let parameter = parameters.first else {
+      return .failure(
+        problem("it has \(parameters.count) associated values", at: element)
+      )
+    }
+    if let label = parameter.firstName, label.tokenKind != .wildcard {
+      return .failure(
+        problem("its associated value has the label '\(label.text)'", at: parameter)
+      )
+    }
+    // Only a type's name can be a reducer that the generated body creates with `Reducer()`:
+    // tuples, optionals, functions, existentials and the like cannot.
+    let type = parameter.type
+    guard type.is(IdentifierTypeSyntax.self) || type.is(MemberTypeSyntax.self) else {
+      return .failure(
+        problem("'\(type.trimmedDescription)' is not the name of a reducer type", at: type)
+      )
+    }
+    return .success(ReducerCase(name: element.name.trimmed, reducer: type.trimmed))
+  }
+}
+
+extension VariableDeclSyntax {
+  var isStatic: Bool {
+    modifiers.contains { $0.name.tokenKind == .keyword(.static) }
+  }
+}

@@ -1,0 +1,73 @@
+import SwiftSyntax
+import SwiftSyntaxBuilder
+
+extension ReducerMacro {
+  /// The members of an enum reducer: `State`, `Action`, and the `body` that scopes each case.
+  ///
+  /// The generated enums are `Sendable`, as a store's state and actions must be, and nothing
+  /// more: `Equatable` (which a `TestStore` needs) is the user's to add in an extension, as in
+  /// TCA, since only the user knows whether every child state is `Equatable`.
+  static func enumReducerMembers(
+    of enumDecl: EnumDeclSyntax,
+    cases: [ReducerDeclaration.ReducerCase]
+  ) -> [DeclSyntax] {
+    let access = accessModifier(of: enumDecl)
+    // `{}` for an enum without cases; otherwise a case per line.
+    func caseBlock(_ member: String) -> String {
+      if cases.isEmpty { return "{}" }
+      let lines = cases.map { "  case \($0.name.text)(\($0.reducer).\(member))" }
+      return "{\n\(lines.joined(separator: "\n"))\n}"
+    }
+    // Case key paths spelled out (`\\Self.State.Cases.add`): `\\.add` would also be a writable
+    // key path through the `@dynamicMemberLookup` of `State`, and `Scope` would take that one.
+    let scopes = cases.map {
+      """
+        Spool.Scope(
+          state: \\Self.State.Cases.\($0.name.text),
+          action: \\Self.Action.Cases.\($0.name.text)
+        ) {
+          \($0.reducer)()
+        }
+      """
+    }
+    let body =
+      scopes.isEmpty
+      ? "  Spool.EmptyReducer<Self.State, Self.Action>()"
+      : scopes.joined(separator: "\n")
+    let state: DeclSyntax = """
+      @CasePathable
+      @dynamicMemberLookup
+      \(raw: access)enum State: Sendable \(raw: caseBlock("State"))
+      """
+    let action: DeclSyntax = """
+      @CasePathable
+      @dynamicMemberLookup
+      \(raw: access)enum Action: Sendable \(raw: caseBlock("Action"))
+      """
+    let staticBody: DeclSyntax = """
+      @Spool.ReducerBuilder<Self.State, Self.Action>
+      \(raw: access)static var body: some Spool.Reducer<Self.State, Self.Action> {
+      \(raw: body)
+      }
+      """
+    let instanceBody: DeclSyntax = """
+      \(raw: access)var body: some Spool.Reducer<Self.State, Self.Action> {
+        Self.body
+      }
+      """
+    return [state, action, staticBody, instanceBody]
+  }
+
+  /// `public ` or `package ` when the enum has that access, so that its generated members can
+  /// be used wherever the enum can; nothing otherwise (the members then have the enum's access).
+  private static func accessModifier(of enumDecl: EnumDeclSyntax) -> String {
+    for modifier in enumDecl.modifiers {
+      switch modifier.name.tokenKind {
+      case .keyword(.public): return "public "
+      case .keyword(.package): return "package "
+      default: continue
+      }
+    }
+    return ""
+  }
+}

@@ -1,0 +1,111 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Reducer`: makes a struct or an enum a Spool reducer, as TCA's macro of that name does.
+///
+/// - On a struct: adds the `Reducer` conformance, and `@CasePathable @dynamicMemberLookup` to
+///   the nested `enum Action` and (when it is an enum) `enum State` that do not have them, and
+///   `@ReducerBuilder` to `var body`. The struct keeps its own `body` or `reduce(into:action:)`.
+/// - On an enum whose cases each hold one reducer (`case add(AddItem)`): generates the `State`
+///   and `Action` enums with a case per reducer, a static `body` that scopes each case to its
+///   reducer, an instance `body` that runs it, and the `Reducer` conformance.
+///
+/// Anything else is reported: see ``ReducerMacroDiagnostic``.
+public enum ReducerMacro {
+  /// The attributes the nested `State` and `Action` enums get, by the names under which a
+  /// user may already have written them.
+  static let enumAttributes: [(attribute: AttributeSyntax, spellings: Set<String>)] = [
+    ("@CasePathable", ["CasePathable", "CasePaths.CasePathable"]),
+    ("@dynamicMemberLookup", ["dynamicMemberLookup"]),
+  ]
+}
+
+extension ReducerMacro: MemberMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    providingMembersOf declaration: some DeclGroupSyntax,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    switch ReducerDeclaration(declaration) {
+    case .structReducer:
+      return []
+    case let .enumReducer(enumDecl, cases):
+      return enumReducerMembers(of: enumDecl, cases: cases)
+    case let .invalid(problems):
+      // The one role that reports: the compiler runs every role, and each problem should be
+      // reported once.
+      problems.forEach(context.diagnose)
+      return []
+    }
+  }
+}
+
+extension ReducerMacro: MemberAttributeMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    attachedTo declaration: some DeclGroupSyntax,
+    providingAttributesFor member: some DeclSyntaxProtocol,
+    in context: some MacroExpansionContext
+  ) throws -> [AttributeSyntax] {
+    // An enum reducer's members are generated with their attributes.
+    guard declaration.is(StructDeclSyntax.self) else { return [] }
+    if let variable = member.as(VariableDeclSyntax.self) {
+      return bodyAttributes(of: variable)
+    }
+    guard let nestedEnum = member.as(EnumDeclSyntax.self),
+      ["State", "Action"].contains(nestedEnum.name.text)
+    else { return [] }
+    let written = Set(
+      nestedEnum.attributes.compactMap {
+        $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription
+      }
+    )
+    return enumAttributes.filter { written.isDisjoint(with: $0.spellings) }.map(\.attribute)
+  }
+
+  /// `@ReducerBuilder` for the struct's `var body`, unless it has it.
+  ///
+  /// The protocol's requirement carries the builder, but the compiler infers a requirement's
+  /// result builder only for a conformance written on the declaration that holds `body`: with
+  /// the conformance in the generated extension, a `body` of several reducers would otherwise
+  /// be a plain getter and fail to compile.
+  private static func bodyAttributes(of variable: VariableDeclSyntax) -> [AttributeSyntax] {
+    // Only a computed `body` can have a builder; a stored one (`let body = Counter()`) cannot.
+    guard !variable.isStatic,
+      variable.bindings.contains(where: {
+        $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "body"
+          && $0.accessorBlock != nil
+      })
+    else { return [] }
+    let hasBuilder = variable.attributes.contains {
+      guard let name = $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription else {
+        return false
+      }
+      return name.hasPrefix("ReducerBuilder") || name.hasPrefix("Spool.ReducerBuilder")
+    }
+    return hasBuilder ? [] : ["@Spool.ReducerBuilder<Self.State, Self.Action>"]
+  }
+}
+
+extension ReducerMacro: ExtensionMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    attachedTo declaration: some DeclGroupSyntax,
+    providingExtensionsOf type: some TypeSyntaxProtocol,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [ExtensionDeclSyntax] {
+    // An invalid declaration gets no conformance: the compiler would add "does not conform"
+    // errors to the one that says what is wrong.
+    guard ReducerDeclaration(declaration).isValid else { return [] }
+    let inherited = declaration.inheritanceClause?.inheritedTypes.map(\.type.trimmedDescription)
+    if let inherited, inherited.contains(where: { $0 == "Reducer" || $0 == "Spool.Reducer" }) {
+      return []
+    }
+    let conformance: DeclSyntax = "extension \(type.trimmed): Spool.Reducer {}"
+    return [conformance.cast(ExtensionDeclSyntax.self)]
+  }
+}

@@ -1,0 +1,45 @@
+import SwiftDiagnostics
+
+/// What `@Reducer` reports when it is applied where it cannot generate a reducer.
+///
+/// Each message names the declaration or case that is wrong and what is expected instead, so
+/// that the fix can be read off the message.
+enum ReducerMacroDiagnostic: DiagnosticMessage {
+  /// Applied to something other than a struct or an enum (the kind and name of it).
+  case notStructOrEnum(kind: String)
+  /// A struct with neither `body` nor `reduce(into:action:)` in its declaration.
+  case missingBody(structName: String)
+  /// An enum case that does not hold exactly one unlabelled reducer.
+  case invalidCase(caseName: String, problem: String)
+
+  var message: String {
+    switch self {
+    case let .notStructOrEnum(kind):
+      return """
+        '@Reducer' can only be applied to a struct or an enum, not to \(kind)
+        """
+    case let .missingBody(structName):
+      return """
+        '@Reducer' struct '\(structName)' has neither a 'body' nor a \
+        'reduce(into:action:)'; declare 'var body: some ReducerOf<Self>' or \
+        'func reduce(into state: inout State, action: Action) -> Effect<Action>' in it
+        """
+    case let .invalidCase(caseName, problem):
+      return """
+        '@Reducer' enum case '\(caseName)' must hold exactly one unlabelled reducer, as in \
+        'case \(caseName)(\(caseName.prefix(1).uppercased() + caseName.dropFirst()))': \
+        \(problem)
+        """
+    }
+  }
+
+  var diagnosticID: MessageID {
+    switch self {
+    case .notStructOrEnum: MessageID(domain: "SpoolMacros", id: "Reducer.notStructOrEnum")
+    case .missingBody: MessageID(domain: "SpoolMacros", id: "Reducer.missingBody")
+    case .invalidCase: MessageID(domain: "SpoolMacros", id: "Reducer.invalidCase")
+    }
+  }
+
+  var severity: DiagnosticSeverity { .error }
+}

@@ -1,0 +1,8 @@
+import SwiftCompilerPlugin
+import SwiftSyntaxMacros
+
+/// The compiler plugin that holds Spool's macros; the compiler loads it for `@Reducer`.
+@main
+struct SpoolMacrosPlugin: CompilerPlugin {
+  let providingMacros: [any Macro.Type] = [ReducerMacro.self]
+}

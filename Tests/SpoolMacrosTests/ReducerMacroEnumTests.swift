@@ -1,0 +1,154 @@
+import MacroTesting
+import SpoolMacros
+import Testing
+
+/// `@Reducer` on an enum of reducers: TCA's enum reducer.
+@Suite(.macros(["Reducer": ReducerMacro.self], record: .never))
+struct ReducerMacroEnumTests {
+  @Test func generatesStateActionAndBody() {
+    assertMacro {
+      """
+      @Reducer
+      enum Destination {
+        case add(AddItem)
+        case edit(EditItem)
+      }
+      """
+    } expansion: {
+      #"""
+      enum Destination {
+        case add(AddItem)
+        case edit(EditItem)
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum State: Sendable {
+          case add(AddItem.State)
+          case edit(EditItem.State)
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum Action: Sendable {
+          case add(AddItem.Action)
+          case edit(EditItem.Action)
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.add,
+            action: \Self.Action.Cases.add
+          ) {
+            AddItem()
+          }
+          Spool.Scope(
+            state: \Self.State.Cases.edit,
+            action: \Self.Action.Cases.edit
+          ) {
+            EditItem()
+          }
+        }
+
+        var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer {
+      }
+      """#
+    }
+  }
+
+  @Test func aPublicEnumGetsPublicMembers() {
+    assertMacro {
+      """
+      @Reducer
+      public enum Destination {
+        case detail(Feature.Detail), settings(Settings)
+      }
+      """
+    } expansion: {
+      #"""
+      public enum Destination {
+        case detail(Feature.Detail), settings(Settings)
+
+        @CasePathable
+        @dynamicMemberLookup
+        public enum State: Sendable {
+          case detail(Feature.Detail.State)
+          case settings(Settings.State)
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        public enum Action: Sendable {
+          case detail(Feature.Detail.Action)
+          case settings(Settings.Action)
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        public static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.detail,
+            action: \Self.Action.Cases.detail
+          ) {
+            Feature.Detail()
+          }
+          Spool.Scope(
+            state: \Self.State.Cases.settings,
+            action: \Self.Action.Cases.settings
+          ) {
+            Settings()
+          }
+        }
+
+        public var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer {
+      }
+      """#
+    }
+  }
+
+  @Test func anEnumWithoutCasesHasAnEmptyBody() {
+    assertMacro {
+      """
+      @Reducer
+      enum Nothing {
+      }
+      """
+    } expansion: {
+      """
+      enum Nothing {
+
+          @CasePathable
+          @dynamicMemberLookup
+          enum State: Sendable {
+          }
+
+          @CasePathable
+          @dynamicMemberLookup
+          enum Action: Sendable {
+          }
+
+          @Spool.ReducerBuilder<Self.State, Self.Action>
+          static var body: some Spool.Reducer<Self.State, Self.Action> {
+            Spool.EmptyReducer<Self.State, Self.Action>()
+          }
+
+          var body: some Spool.Reducer<Self.State, Self.Action> {
+            Self.body
+          }
+      }
+
+      extension Nothing: Spool.Reducer {
+      }
+      """
+    }
+  }
+}
