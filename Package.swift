@@ -123,7 +123,11 @@ let package = Package(
     ),
     .testTarget(
       name: "SpoolIOTests",
-      dependencies: ["Spool", "SpoolIO"]
+      dependencies: [
+        "Spool", "SpoolIO",
+        // `TestClock`, for the journal's replay at the recorded pace.
+        .product(name: "Clocks", package: "swift-clocks"),
+      ]
     ),
     .testTarget(
       name: "SpoolWorkloadsTests",
