@@ -15,6 +15,10 @@ import Synchronization
 /// replay reduces the same actions without running effects (see
 /// ``Spool/Reducer/discardingEffects()``).
 ///
+/// Records stay in memory until a 256 KiB chunk is full or ``finish(finalState:)`` is called:
+/// a recorder released without `finish` loses its last chunk, and its journal replays as cut
+/// off.
+///
 /// To feed a `LatencyRecorder` (or any other instrumentation) too, pass it as `forwardingTo`,
 /// or combine both with SpoolMetrics' `CombinedInstrumentation`.
 ///
@@ -60,6 +64,7 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   public func actionReduced(
     _ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
   ) {
+    // Budget: no allocation beyond the action's `encode(to:)` (JournalRecorderAllocationTests).
     core.withLock { $0.record(action, enqueuedAt: enqueuedAt) }
     next?.actionReduced(action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
   }
