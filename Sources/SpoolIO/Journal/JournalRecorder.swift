@@ -34,8 +34,10 @@ import Synchronization
 ///
 /// - Note: Budget per action: no allocation besides the action's own `encode(to:)`
 ///   (`Codable` boxes each keyed container it opens: an enum case costs two), an uncontended
-///   lock, a CRC over the record and one copy. What it measured is in the SpoolIO article
-///   "Recording and replaying actions".
+///   lock, a CRC over the record and one copy. Measured: about 400 ns per action in a release
+///   build, most of it `Codable`'s own machinery, so a store reducing 76 M trivial actions/s
+///   reduces about 2.4 M/s while recording (the SpoolIO article "Recording and replaying
+///   actions" has the figures and how to rerun them).
 public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumentation {
   /// The journal's path, without the `.N.journal` suffix of its files.
   public let path: String

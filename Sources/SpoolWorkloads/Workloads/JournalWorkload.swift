@@ -12,7 +12,7 @@ import SpoolProfiling
 /// (as the `effects` workload), each without and with a ``JournalRecorder``. The recorded run is
 /// the `spool-journaled` baseline, so `spool/baseline` is the factor the journal slows the store
 /// down by. Not in the standard set: it writes a journal of every action to a temporary folder
-/// (about 15 bytes per counter action), removed afterwards.
+/// (25 bytes per counter action), removed afterwards.
 ///
 /// Each side runs ``rounds`` times, alternating, and the fastest run of each counts. The first
 /// recorded journal of each feature is then replayed into a fresh store (effects discarded) and
