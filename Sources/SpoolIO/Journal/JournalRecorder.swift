@@ -3,7 +3,7 @@ import Synchronization
 
 /// Records every action a store reduces, with its enqueue time, to a journal on disk.
 ///
-/// A ``StoreInstrumentation``: give it to a store, run the store, then call
+/// A `StoreInstrumentation`: give it to a store, run the store, then call
 /// ``finish(finalState:)`` with the store's final state so that a replay can prove it
 /// reproduced the run (``ActionJournal/replay(into:pace:)``). Each action is encoded on the
 /// thread that reduced it, into a reused buffer, in a compact binary encoding; full buffers are
