@@ -162,9 +162,16 @@ let package = Package(
       name: "SpoolTestingTests",
       dependencies: ["Spool", "SpoolTesting"]
     ),
+    // Counts the heap allocations of the calling thread (replaces malloc in the test
+    // executable), for the tests of "no allocation per action" budgets.
+    .target(name: "CSpoolAllocationCounter", path: "Tests/CSpoolAllocationCounter"),
     .testTarget(
       name: "SpoolIOTests",
-      dependencies: ["Spool", "SpoolIO"]
+      dependencies: [
+        "Spool", "SpoolIO", "CSpoolAllocationCounter",
+        // `TestClock`, for the journal's replay at the recorded pace.
+        .product(name: "Clocks", package: "swift-clocks"),
+      ]
     ),
     .testTarget(
       name: "SpoolWorkloadsTests",

@@ -18,6 +18,7 @@ extension Workload {
     EchoWorkload.workload,
     TodosWorkload.workload,
     InstrumentationWorkload.workload,
+    JournalWorkload.workload,
     SoakWorkload.workload,
   ]
 

@@ -11,7 +11,7 @@ import Spool
 /// ```
 public struct CounterFeature: Reducer, Sendable {
   /// The count, and a checksum of the values added, to detect lost or duplicated actions.
-  public struct State: Equatable, Sendable {
+  public struct State: Equatable, Sendable, Codable {
     public var count = 0
     public var sum = 0
     /// Creates the reducer.
@@ -19,7 +19,7 @@ public struct CounterFeature: Reducer, Sendable {
   }
 
   /// What a producer can ask of the counter.
-  public enum Action: Equatable, Sendable {
+  public enum Action: Equatable, Sendable, Codable {
     case increment
     case add(Int)
   }

@@ -11,7 +11,7 @@ import Spool
 /// ```
 public struct EffectsFeature: Reducer, Sendable {
   /// Requests made and responses received, with a checksum of the responses' values.
-  public struct State: Equatable, Sendable {
+  public struct State: Equatable, Sendable, Codable {
     public var requests = 0
     public var responses = 0
     public var sum = 0
@@ -20,7 +20,7 @@ public struct EffectsFeature: Reducer, Sendable {
   }
 
   /// A request, and the response its effect sends back.
-  public enum Action: Equatable, Sendable {
+  public enum Action: Equatable, Sendable, Codable {
     case request(Int)
     case response(Int)
   }

@@ -1,0 +1,247 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+import Spool
+
+/// A journal of a store's actions on disk: record one with
+/// ``recording(to:configuration:engine:forwardingTo:)``, read it with ``load()``, replay it
+/// into a fresh store with ``replay(into:pace:)``.
+///
+/// A journal at `path` is the files `path.0.journal`, `path.1.journal`, … (rotated by size),
+/// each starting with a header that names the action type, followed by length-prefixed,
+/// CRC-checked records of the actions with their enqueue times, and, in the last file, an
+/// end record with the checksum of the store's final state. The SpoolIO article "Recording and
+/// replaying actions" describes the format.
+///
+/// The store is an actor, and a journal records what it reduced, in order: the replay enqueues
+/// the same actions into a store whose reducer discards effects (the actions effects sent back
+/// are in the journal already), then compares the final state's checksum with the recorded one.
+///
+/// ```swift
+/// // Record.
+/// let recorder = try ActionJournal<Counter.Action>.recording(to: "/var/tmp/counter")
+/// let store = Store(initialState: Counter.State(), instrumentation: recorder) { Counter() }
+/// for _ in 0..<1_000 { store.enqueue(.increment) }
+/// await store.finish()
+/// try await recorder.finish(finalState: await store.state)
+///
+/// // Replay, later or elsewhere.
+/// let journal = ActionJournal<Counter.Action>(path: "/var/tmp/counter")
+/// let replay = Store(initialState: Counter.State()) { Counter().discardingEffects() }
+/// let result = try await journal.replay(into: replay, pace: .fullSpeed)
+/// print(result.actions, result.elapsed, result.verification)
+/// ```
+public struct ActionJournal<Action: Codable & Sendable>: Sendable {
+  /// The journal's path, without the `.N.journal` suffix of its files.
+  public let path: String
+  /// The engine that reads the files.
+  public let engine: IOEngine
+
+  /// A journal at `path` (its files are `path.0.journal`, `path.1.journal`, …).
+  ///
+  /// ```swift
+  /// let journal = ActionJournal<Counter.Action>(path: "/var/tmp/counter")
+  /// ```
+  public init(path: String, engine: IOEngine = .shared) {
+    self.path = path
+    self.engine = engine
+  }
+
+  /// The file at `index`: `path.index.journal`.
+  ///
+  /// ```swift
+  /// journal.file(0)  // "/var/tmp/counter.0.journal"
+  /// ```
+  public func file(_ index: Int) -> String { JournalFormat.filePath(path, index: index) }
+
+  /// A recorder that writes a new journal at `path`, to give a store as its instrumentation.
+  ///
+  /// Files of an earlier journal at `path` are replaced: `path.0.journal` is truncated when the
+  /// first records are written, and later files of the earlier journal are removed then.
+  ///
+  /// - Parameters:
+  ///   - path: The journal's path; its folder must exist and be writable.
+  ///   - configuration: File size, file count and buffer size.
+  ///   - engine: The engine that writes the files.
+  ///   - next: An instrumentation every call is forwarded to, such as a `LatencyRecorder`.
+  /// - Throws: ``JournalError`` with an `IOError` when the folder is missing or not writable.
+  ///
+  /// ```swift
+  /// let latency = LatencyRecorder<Counter.Action>()
+  /// let recorder = try ActionJournal<Counter.Action>.recording(
+  ///   to: "/var/tmp/counter", forwardingTo: latency)
+  /// let store = Store(initialState: Counter.State(), instrumentation: recorder) { Counter() }
+  /// ```
+  public static func recording(
+    to path: String,
+    configuration: JournalConfiguration = JournalConfiguration(),
+    engine: IOEngine = .shared,
+    forwardingTo next: (any StoreInstrumentation<Action>)? = nil
+  ) throws(JournalError) -> JournalRecorder<Action> {
+    let folder = FileOperations.directoryName(of: path)
+    if access(folder, W_OK | X_OK) != 0 {
+      let problem = IOError(errno: errno, operation: "access", target: .path(folder))
+      throw JournalError(
+        file: JournalFormat.filePath(path, index: 0), offset: 0, problem: .io(problem))
+    }
+    return JournalRecorder(path: path, configuration: configuration, engine: engine, next: next)
+  }
+
+  /// Reads and checks every file of the journal, and decodes its actions.
+  ///
+  /// A journal cut off by the end of a file (the recording process was killed) is not an
+  /// error: the contents hold every whole record before the cut, and
+  /// ``JournalContents/unverifiable`` says where it was.
+  ///
+  /// - Throws: ``JournalError`` naming the file and byte offset: a missing first file, an
+  ///   empty or foreign file, another version or action type, a corrupt header or record, an
+  ///   action that does not decode.
+  ///
+  /// ```swift
+  /// let contents = try await journal.load()
+  /// print(contents.actions.count, "actions in", contents.files, "files")
+  /// ```
+  public func load() async throws(JournalError) -> JournalContents<Action> {
+    var contents = JournalContents<Action>(path: path)
+    let expectedType = JournalFormat.typeName(Action.self)
+    var runID: UInt64?
+    var index = 0
+    var time: UInt64 = 0
+    while true {
+      let file = self.file(index)
+      let bytes: [UInt8]
+      do {
+        bytes = try await FileOperations.readFile(file, engine: engine)
+      } catch let error as IOError {
+        if index > 0 && error.errno == ENOENT {
+          contents.unverifiable = JournalError(
+            file: file, offset: 0,
+            problem: .cutOff("the file is missing after the rotation ending file \(index - 1)"))
+          return contents
+        }
+        throw JournalError(file: file, offset: 0, problem: .io(error))
+      } catch {
+        throw JournalError(
+          file: file, offset: 0,
+          problem: .io(IOError(errno: ECANCELED, operation: "read", target: .path(file))))
+      }
+      let parser = JournalFileParser(file: file, bytes: bytes)
+      let header: JournalFileParser.Header
+      do {
+        header = try parser.header()
+      } catch {
+        // A rotation's next file that the recorder had no time to fill is a cut-off journal.
+        if index > 0, case .empty = error.problem {
+          contents.unverifiable = JournalError(
+            file: file, offset: 0, problem: .cutOff("the file after a rotation is empty"))
+          return contents
+        }
+        throw error
+      }
+      guard header.actionType == expectedType else {
+        throw parser.error(
+          JournalFormat.actionTypeOffset,
+          .actionTypeMismatch(recorded: header.actionType, expected: expectedType))
+      }
+      guard header.index == UInt32(index) else {
+        throw parser.error(
+          JournalFormat.indexOffset, .foreignFile("its index is \(header.index), not \(index)"))
+      }
+      guard runID == nil || runID == header.runID else {
+        throw parser.error(
+          JournalFormat.runIDOffset, .foreignFile("it was written by another recording"))
+      }
+      runID = header.runID
+      time = header.baseTime
+      contents.files += 1
+      contents.bytes += bytes.count
+      var offset = header.end
+      var rotated = false
+      while !rotated {
+        let parsed: (JournalFileParser.Record, next: Int)?
+        do {
+          parsed = try parser.record(at: offset)
+        } catch {
+          if case .cutOff = error.problem {
+            contents.unverifiable = error
+            return contents
+          }
+          throw error
+        }
+        guard let (record, next) = parsed else {
+          contents.unverifiable = parser.error(
+            offset, .cutOff("the file ends after a whole record, before the end record"))
+          return contents
+        }
+        switch record {
+        case .action(let payload, let recordOffset):
+          guard let (delta, start) = parser.varint(at: payload.startIndex, limit: payload.endIndex)
+          else {
+            throw parser.error(recordOffset, .corruptRecord("a malformed enqueue time"))
+          }
+          let signed = Int64(bitPattern: delta >> 1) ^ -Int64(bitPattern: delta & 1)
+          time = time &+ UInt64(bitPattern: signed)
+          do {
+            let action = try JournalValueDecoder.decode(
+              Action.self, from: Array(bytes[start..<payload.endIndex]))
+            contents.actions.append(action)
+            contents.enqueueTimes.append(time)
+          } catch {
+            throw parser.error(recordOffset, .undecodableAction("\(error)"))
+          }
+        case .rotation:
+          guard next == bytes.count else {
+            throw parser.error(next, .corruptRecord("bytes after the rotation record"))
+          }
+          rotated = true
+        case .end(let checksum, let actions, let dropped, let recordOffset):
+          guard next == bytes.count else {
+            throw parser.error(next, .corruptRecord("bytes after the end record"))
+          }
+          guard actions == UInt64(contents.actions.count) else {
+            throw parser.error(
+              recordOffset,
+              .corruptRecord(
+                "the end record counts \(actions) actions, the files hold \(contents.actions.count)"
+              ))
+          }
+          contents.endFile = file
+          contents.endOffset = recordOffset
+          contents.droppedActions = Int(dropped)
+          if let checksum, dropped == 0 {
+            contents.stateChecksum = checksum
+          } else {
+            let why =
+              dropped > 0
+              ? "the recorder dropped \(dropped) actions (size limit or late actions)"
+              : "the recorder was finished without a final state"
+            contents.unverifiable = parser.error(recordOffset, .noStateChecksum(why))
+          }
+          return contents
+        }
+        offset = next
+      }
+      index += 1
+    }
+  }
+
+  /// Reads the journal (``load()``) and replays it into `store` (see
+  /// ``JournalContents/replay(into:pace:)``).
+  ///
+  /// - Throws: ``JournalError``: the journal could not be read, or the replayed state's
+  ///   checksum is not the recorded one
+  ///   (``JournalError/Problem/stateMismatch(recorded:replayed:)``, naming both).
+  ///
+  /// ```swift
+  /// let store = Store(initialState: Counter.State()) { Counter().discardingEffects() }
+  /// let result = try await journal.replay(into: store, pace: .fullSpeed)
+  /// ```
+  @discardableResult
+  public func replay<State: Codable & Sendable>(
+    into store: Store<State, Action>, pace: JournalReplayPace = .fullSpeed
+  ) async throws -> JournalReplayResult {
+    try await load().replay(into: store, pace: pace)
+  }
+}

@@ -1,0 +1,106 @@
+import Spool
+
+/// A journal read into memory: its actions, their enqueue times, and what its end says.
+///
+/// Loading once and replaying many times keeps the decoding out of what a benchmark measures.
+///
+/// ```swift
+/// let contents = try await ActionJournal<Counter.Action>(path: "/var/tmp/counter").load()
+/// for _ in 0..<5 {
+///   let store = Store(initialState: Counter.State()) { Counter().discardingEffects() }
+///   let result = try await contents.replay(into: store)
+///   print(result.elapsed)
+/// }
+/// ```
+public struct JournalContents<Action: Codable & Sendable>: Sendable {
+  /// The journal's path, without the `.N.journal` suffix of its files.
+  public var path: String
+  /// The recorded actions, in the order the store reduced them.
+  public var actions: [Action] = []
+  /// Each action's enqueue time (ns on `CLOCK_MONOTONIC` of the recording process).
+  public var enqueueTimes: [UInt64] = []
+  /// Files read.
+  public var files = 0
+  /// Bytes read, over all files.
+  public var bytes = 0
+  /// The checksum of the recorded final state, when the journal is complete and has one.
+  public var stateChecksum: UInt64?
+  /// Actions the recorder reduced but did not record (see ``JournalSummary``).
+  public var droppedActions = 0
+  /// Why a replay of this journal cannot verify its final state (cut off, no checksum,
+  /// dropped actions), naming the file and byte; `nil` when it can.
+  public var unverifiable: JournalError?
+  /// The last file and the offset of its end record, named by a state mismatch.
+  var endFile: String?
+  var endOffset = 0
+
+  init(path: String) {
+    self.path = path
+  }
+
+  /// Enqueues every action into `store` (at full speed or at the recorded pace), waits until
+  /// the store has reduced them and its effects ended, then compares the checksum of its state
+  /// with the recorded one.
+  ///
+  /// The store should be a fresh one, with the recorded run's initial state and a reducer
+  /// whose effects are discarded (``Spool/Reducer/discardingEffects()``): the journal holds
+  /// the actions effects sent back, so running the effects again would reduce them twice.
+  ///
+  /// - Parameters:
+  ///   - store: The store to replay into.
+  ///   - pace: `.fullSpeed`, or `.recorded(clock)` to enqueue each action when as much time
+  ///     has passed on `clock` since the first as had passed when it was recorded.
+  /// - Returns: Counts, time taken, and whether the final state was verified.
+  /// - Throws: ``JournalError`` with ``JournalError/Problem/stateMismatch(recorded:replayed:)``
+  ///   when the checksums differ; `CancellationError` when cancelled while pacing.
+  ///
+  /// ```swift
+  /// let result = try await contents.replay(into: store, pace: .recorded(ContinuousClock()))
+  /// if case .unverified(let why) = result.verification { print(why) }
+  /// ```
+  @discardableResult
+  public func replay<State: Codable & Sendable>(
+    into store: Store<State, Action>, pace: JournalReplayPace = .fullSpeed
+  ) async throws -> JournalReplayResult {
+    let clock = ContinuousClock()
+    let start = clock.now
+    switch pace {
+    case .fullSpeed:
+      for action in actions { store.enqueue(action) }
+    case .recorded(let pacing):
+      try await enqueuePaced(into: store, clock: pacing)
+    }
+    await store.finish()
+    let elapsed = clock.now - start
+    var result = JournalReplayResult(
+      actions: actions.count, files: files, elapsed: elapsed,
+      verification: .unverified(unverifiable ?? JournalError(
+        file: path, offset: 0, problem: .noStateChecksum("the journal has no end record"))))
+    if let recorded = stateChecksum {
+      let replayed = try StateChecksum.of(await store.state)
+      guard replayed == recorded else {
+        throw JournalError(
+          file: endFile ?? path, offset: endOffset,
+          problem: .stateMismatch(recorded: recorded, replayed: replayed))
+      }
+      result.verification = .verified(checksum: recorded)
+    }
+    return result
+  }
+
+  private func enqueuePaced<State: Sendable, C: Clock<Duration>>(
+    into store: Store<State, Action>, clock: C
+  ) async throws {
+    guard let first = enqueueTimes.first else { return }
+    let start = clock.now
+    for (action, time) in zip(actions, enqueueTimes) {
+      // Times are not monotonic across producers; an earlier time is due at once.
+      let offset = time >= first ? time - first : 0
+      let deadline = start.advanced(by: .nanoseconds(Int64(clamping: offset)))
+      if clock.now < deadline {
+        try await clock.sleep(until: deadline, tolerance: nil)
+      }
+      store.enqueue(action)
+    }
+  }
+}

@@ -1,0 +1,138 @@
+/// Reads one journal file's bytes: its header, then its records, each checked against its CRC.
+///
+/// Every read is bounds-checked and every problem a ``JournalError`` naming the file and the
+/// byte, so no file (empty, foreign, cut off, corrupted) can crash the reader.
+struct JournalFileParser {
+  struct Header {
+    var version: UInt16
+    var index: UInt32
+    var runID: UInt64
+    var baseTime: UInt64
+    var actionType: String
+    /// The byte after the header: the first record.
+    var end: Int
+  }
+
+  enum Record {
+    /// An action record's payload after its kind byte, at `offset` in the file.
+    case action(payload: ArraySlice<UInt8>, offset: Int)
+    case rotation
+    case end(checksum: UInt64?, actions: UInt64, dropped: UInt64, offset: Int)
+  }
+
+  let file: String
+  let bytes: [UInt8]
+
+  func error(_ offset: Int, _ problem: JournalError.Problem) -> JournalError {
+    JournalError(file: file, offset: offset, problem: problem)
+  }
+
+  func fixed<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T? {
+    let size = MemoryLayout<T>.size
+    guard offset >= 0, offset + size <= bytes.count else { return nil }
+    var value = T.zero
+    for index in 0..<size {
+      value |= T(truncatingIfNeeded: bytes[offset + index]) << (8 * index)
+    }
+    return value
+  }
+
+  func header() throws(JournalError) -> Header {
+    if bytes.isEmpty { throw error(0, .empty) }
+    let magic = JournalFormat.magic
+    let prefix = Array(bytes.prefix(magic.count))
+    guard prefix == Array(magic.prefix(prefix.count)) else { throw error(0, .notAJournal) }
+    guard bytes.count >= magic.count else {
+      throw error(bytes.count, .corruptHeader("the file ends inside the magic bytes"))
+    }
+    let versionOffset = magic.count
+    guard let version = fixed(UInt16.self, at: versionOffset) else {
+      throw error(bytes.count, .corruptHeader("the file ends inside the header"))
+    }
+    guard version == JournalFormat.version else {
+      throw error(
+        versionOffset,
+        .unsupportedVersion(found: version, supported: JournalFormat.version))
+    }
+    let nameLengthOffset = versionOffset + 2 + 4 + 8 + 8
+    guard let index = fixed(UInt32.self, at: versionOffset + 2),
+      let runID = fixed(UInt64.self, at: versionOffset + 6),
+      let baseTime = fixed(UInt64.self, at: versionOffset + 14),
+      let nameLength = fixed(UInt16.self, at: nameLengthOffset),
+      let crc = fixed(UInt32.self, at: nameLengthOffset + 2 + Int(nameLength))
+    else {
+      throw error(bytes.count, .corruptHeader("the file ends inside the header"))
+    }
+    let crcOffset = nameLengthOffset + 2 + Int(nameLength)
+    guard CRC32.checksum(bytes[0..<crcOffset]) == crc else {
+      throw error(crcOffset, .corruptHeader("its bytes do not match its checksum"))
+    }
+    let nameBytes = bytes[(nameLengthOffset + 2)..<crcOffset]
+    guard let actionType = String(validating: nameBytes, as: UTF8.self) else {
+      throw error(nameLengthOffset + 2, .corruptHeader("the action type is not UTF-8"))
+    }
+    return Header(
+      version: version, index: index, runID: runID, baseTime: baseTime,
+      actionType: actionType, end: crcOffset + 4)
+  }
+
+  /// The record at `offset`, and the offset after it; `nil` at the end of the file.
+  ///
+  /// A record cut off by the end of the file is ``JournalError/Problem/cutOff(_:)``.
+  func record(at offset: Int) throws(JournalError) -> (Record, next: Int)? {
+    if offset == bytes.count { return nil }
+    guard let length = fixed(UInt32.self, at: offset), let crc = fixed(UInt32.self, at: offset + 4)
+    else {
+      throw error(offset, .cutOff("the file ends inside a record's length"))
+    }
+    guard length > 0, Int(length) <= JournalFormat.maxPayload else {
+      throw error(offset, .corruptRecord("impossible length \(length)"))
+    }
+    let start = offset + JournalFormat.recordOverhead
+    let end = start + Int(length)
+    guard end <= bytes.count else {
+      let present = max(0, bytes.count - start)
+      throw error(
+        offset, .cutOff("the file ends inside a record (\(present) of its \(length) bytes)"))
+    }
+    let payload = bytes[start..<end]
+    guard CRC32.checksum(payload) == crc else {
+      throw error(offset, .corruptRecord("its bytes do not match its checksum"))
+    }
+    switch JournalFormat.RecordKind(rawValue: payload[start]) {
+    case .action:
+      return (.action(payload: payload.dropFirst(), offset: offset), end)
+    case .rotation:
+      return (.rotation, end)
+    case .end:
+      let body = start + 1
+      guard body + 8 <= end, let checksum = fixed(UInt64.self, at: body),
+        let (actions, afterActions) = varint(at: body + 8, limit: end),
+        let (dropped, afterDropped) = varint(at: afterActions, limit: end),
+        afterDropped + 1 == end
+      else {
+        throw error(offset, .corruptRecord("a malformed end record"))
+      }
+      let hasState = bytes[afterDropped] & JournalFormat.endHasState != 0
+      let record = Record.end(
+        checksum: hasState ? checksum : nil, actions: actions, dropped: dropped, offset: offset)
+      return (record, end)
+    case nil:
+      throw error(offset, .corruptRecord("unknown record kind \(payload[start])"))
+    }
+  }
+
+  func varint(at offset: Int, limit: Int) -> (UInt64, Int)? {
+    var value: UInt64 = 0
+    var shift: UInt64 = 0
+    var position = offset
+    while position < limit, shift < 64 {
+      let byte = bytes[position]
+      position += 1
+      value |= UInt64(byte & 0x7F) << shift
+      if byte & 0x80 == 0 { return (value, position) }
+      shift += 7
+    }
+    return nil
+  }
+}

@@ -1,0 +1,70 @@
+/// The layout of a journal file: constants, the header, and the record kinds.
+///
+/// ```
+/// header:  "SPOOLJNL"  version:u16  file index:u32  run id:u64  base time:u64
+///          action type name (u16 length, UTF-8)  CRC-32 of the above:u32
+/// record:  payload length:u32  CRC-32 of the payload:u32  payload
+/// payload: kind:u8, then for an action: enqueue-time delta (zigzag varint, ns) and the action
+///          (JournalValueEncoder); for the end: state checksum:u64, actions:varint,
+///          dropped:varint, flags:u8; for a rotation: nothing
+/// ```
+///
+/// All fixed-width integers are little-endian. A file holds the header and then whole
+/// records; each file of a rotated journal starts with its own header, so it can be read
+/// alone, and ends with a rotation record (more files follow) or the end record (the last).
+enum JournalFormat {
+  static let magic: [UInt8] = Array("SPOOLJNL".utf8)
+  /// The version this code writes and reads.
+  static let version: UInt16 = 1
+  /// The largest record payload a reader accepts: a larger length is corruption, not a record.
+  static let maxPayload = 64 << 20
+  /// Bytes before a record's payload: its length and its CRC.
+  static let recordOverhead = 8
+
+  /// Where the header's fields are (the action type's name follows its 2-byte length).
+  static let versionOffset = 8
+  static let indexOffset = 10
+  static let runIDOffset = 14
+  static let actionTypeOffset = 32
+
+  enum RecordKind: UInt8 {
+    case action = 1
+    case rotation = 2
+    case end = 3
+  }
+
+  /// The end record's flag: the recorder was given the final state, whose checksum it holds.
+  static let endHasState: UInt8 = 1
+
+  /// The file at `index` of the journal at `path`: `path.index.journal`.
+  static func filePath(_ path: String, index: Int) -> String {
+    "\(path).\(index).journal"
+  }
+
+  /// The header of file `index` of run `runID`.
+  ///
+  /// The base time is the enqueue time (ns) that the first record's delta is relative to.
+  static func header(
+    index: UInt32, runID: UInt64, baseTime: UInt64, actionType: String
+  ) -> [UInt8] {
+    let name = Array(actionType.utf8.prefix(Int(UInt16.max)))
+    var bytes = magic
+    bytes.append(contentsOf: littleEndian(version))
+    bytes.append(contentsOf: littleEndian(index))
+    bytes.append(contentsOf: littleEndian(runID))
+    bytes.append(contentsOf: littleEndian(baseTime))
+    bytes.append(contentsOf: littleEndian(UInt16(name.count)))
+    bytes.append(contentsOf: name)
+    bytes.append(contentsOf: littleEndian(CRC32.checksum(bytes)))
+    return bytes
+  }
+
+  static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+    (0..<MemoryLayout<T>.size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+  }
+
+  /// The name a journal records for `Action` and checks on replay.
+  static func typeName<Action>(_: Action.Type) -> String {
+    String(reflecting: Action.self)
+  }
+}

@@ -1,0 +1,159 @@
+import Spool
+import Synchronization
+
+/// Records every action a store reduces, with its enqueue time, to a journal on disk.
+///
+/// A `StoreInstrumentation`: give it to a store, run the store, then call
+/// ``finish(finalState:)`` with the store's final state so that a replay can prove it
+/// reproduced the run (``ActionJournal/replay(into:pace:)``). Each action is encoded on the
+/// thread that reduced it, into a reused buffer, in a compact binary encoding; full buffers are
+/// appended to the files by a task of their own through SpoolIO (io_uring, or its thread
+/// fallback), so the store never waits for the disk. Files rotate at
+/// ``JournalConfiguration/maxFileBytes``; see ``JournalConfiguration`` for the limit.
+///
+/// It records what the store reduces, including the actions its effects send back; so a
+/// replay reduces the same actions without running effects (see
+/// ``Spool/Reducer/discardingEffects()``).
+///
+/// Records stay in memory until a 256 KiB chunk is full or ``finish(finalState:)`` is called:
+/// a recorder released without `finish` loses its last chunk, and its journal replays as cut
+/// off.
+///
+/// To feed a `LatencyRecorder` (or any other instrumentation) too, pass it as `forwardingTo`,
+/// or combine both with SpoolMetrics' `CombinedInstrumentation`.
+///
+/// ```swift
+/// let journal = try ActionJournal<Counter.Action>.recording(to: "/var/tmp/counter")
+/// let store = Store(initialState: Counter.State(), instrumentation: journal) {
+///   Counter()
+/// }
+/// store.enqueue(.increment)
+/// await store.finish()
+/// try await journal.finish(finalState: await store.state)
+/// ```
+///
+/// - Note: Budget per action: no allocation besides the action's own `encode(to:)`
+///   (`Codable` boxes each keyed container it opens: an enum case costs two), an uncontended
+///   lock, a CRC over the record and one copy. Measured: about 400 ns per action in a release
+///   build, most of it `Codable`'s own machinery, so a store reducing 76 M trivial actions/s
+///   reduces about 2.4 M/s while recording (the SpoolIO article "Recording and replaying
+///   actions" has the figures and how to rerun them).
+public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumentation {
+  /// The journal's path, without the `.N.journal` suffix of its files.
+  public let path: String
+  /// The instrumentation every call is forwarded to, after recording.
+  public let next: (any StoreInstrumentation<Action>)?
+  private let writer: JournalWriter
+  private let core: Mutex<JournalRecorderCore<Action>>
+
+  init(
+    path: String, configuration: JournalConfiguration, engine: IOEngine,
+    next: (any StoreInstrumentation<Action>)?
+  ) {
+    self.path = path
+    self.next = next
+    writer = JournalWriter(path: path, engine: engine)
+    core = Mutex(
+      JournalRecorderCore(
+        configuration: configuration, writer: writer, runID: UInt64.random(in: 1...UInt64.max)))
+  }
+
+  /// Records `action`; called by the store after each reduce.
+  ///
+  /// ```swift
+  /// journal.actionReduced(.increment, enqueuedAt: 100, startedAt: 150, endedAt: 190)
+  /// ```
+  public func actionReduced(
+    _ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  ) {
+    // Budget: no allocation beyond the action's `encode(to:)` (JournalRecorderAllocationTests).
+    core.withLock { $0.record(action, enqueuedAt: enqueuedAt) }
+    next?.actionReduced(action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+  }
+
+  /// Forwards to ``next``; effects are not recorded (the actions they send are).
+  ///
+  /// ```swift
+  /// journal.effectStarted(by: .load, at: 200)
+  /// ```
+  public func effectStarted(by action: Action, at time: UInt64) {
+    next?.effectStarted(by: action, at: time)
+  }
+
+  /// Forwards to ``next``.
+  ///
+  /// ```swift
+  /// journal.effectEnded(by: .load, startedAt: 200, endedAt: 5_200, outcome: .finished)
+  /// ```
+  public func effectEnded(
+    by action: Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome
+  ) {
+    next?.effectEnded(by: action, startedAt: startedAt, endedAt: endedAt, outcome: outcome)
+  }
+
+  /// Writes the end record with the checksum of `finalState`, and waits until every record is
+  /// on disk (the last file is synced and closed).
+  ///
+  /// Call it after the store finished (`await store.finish()`); actions the store reduces
+  /// afterwards are not recorded (they count as dropped). A second call does nothing more.
+  ///
+  /// - Parameter finalState: The store's state at the end of the run. Its checksum is that of
+  ///   its binary encoding with keyed containers in key order (see the SpoolIO article).
+  /// - Returns: What was written.
+  /// - Throws: The first `IOError` of the writes (the journal then ends early), or the
+  ///   `EncodingError` of `finalState`.
+  ///
+  /// ```swift
+  /// await store.finish()
+  /// let summary = try await journal.finish(finalState: await store.state)
+  /// print(summary.actions, "actions in", summary.files, "files")
+  /// ```
+  @discardableResult
+  public func finish<State: Encodable>(finalState: State) async throws -> JournalSummary {
+    try await finish(checksum: StateChecksum.of(finalState))
+  }
+
+  /// Writes the end record without a state checksum (a replay then cannot verify its final
+  /// state), and waits until every record is on disk.
+  ///
+  /// ```swift
+  /// try await journal.finish()
+  /// ```
+  @discardableResult
+  public func finish() async throws -> JournalSummary {
+    try await finish(checksum: nil)
+  }
+
+  private func finish(checksum: UInt64?) async throws -> JournalSummary {
+    let (recorded, dropped, failure, limited) = core.withLock { core in
+      core.finish(stateChecksum: checksum)
+      return (core.recorded, core.dropped, core.encodingFailure, core.stoppedAtLimit)
+    }
+    let written = try await writer.finish()
+    return JournalSummary(
+      actions: recorded, droppedActions: dropped, files: written.files, bytes: written.bytes,
+      stoppedAtLimit: limited, encodingFailure: failure)
+  }
+}
+
+/// What a ``JournalRecorder`` wrote, returned by ``JournalRecorder/finish(finalState:)``.
+///
+/// ```swift
+/// let summary = try await journal.finish(finalState: await store.state)
+/// precondition(summary.droppedActions == 0)
+/// ```
+public struct JournalSummary: Sendable, Hashable {
+  /// Actions recorded.
+  public var actions: Int
+  /// Actions not recorded: reduced after the size limit or after `finish`, or whose encoding
+  /// threw.
+  public var droppedActions: Int
+  /// Files written.
+  public var files: Int
+  /// Bytes written, over all files.
+  public var bytes: Int
+  /// Whether recording stopped because the last allowed file was full.
+  public var stoppedAtLimit: Bool
+  /// The first encoding error, if an action could not be encoded.
+  public var encodingFailure: String?
+}

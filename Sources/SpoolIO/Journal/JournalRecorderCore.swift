@@ -1,0 +1,157 @@
+/// The recording state of a ``JournalRecorder``: the record being encoded, the chunk being
+/// filled, and the position in the current file.
+///
+/// Not thread-safe: the recorder holds it in a mutex, so ``record(_:enqueuedAt:)`` (from
+/// whichever thread holds the store) and ``finish(stateChecksum:)`` never overlap.
+///
+/// Budget of ``record(_:enqueuedAt:)``, the hot path: no allocation besides what the action's
+/// `encode(to:)` makes (a `KeyedEncodingContainer` box per keyed container, imposed by
+/// `Codable`), one CRC over the record, one copy into the chunk. Chunks are handed to the
+/// writer only when full, and come back for reuse, so steady recording allocates nothing else.
+final class JournalRecorderCore<Action: Encodable> {
+  let configuration: JournalConfiguration
+  let writer: JournalWriter
+  let runID: UInt64
+  let actionType: String
+  private let record = JournalBytes()
+  private let encoder: JournalValueEncoder
+  private var chunk: JournalChunk
+  /// The file the chunk belongs to, and the bytes that file will hold with the chunk.
+  private var fileIndex = 0
+  private var fileBytes = 0
+  private var fileHasRecords = false
+  /// The enqueue time of the last action recorded (the base of the next one's delta).
+  private var lastTime: UInt64 = 0
+  private(set) var recorded = 0
+  /// Actions not recorded: after the size limit was reached, after `finish`, or whose
+  /// encoding threw.
+  private(set) var dropped = 0
+  private(set) var encodingFailure: String?
+  private(set) var stoppedAtLimit = false
+  private(set) var isFinished = false
+
+  init(configuration: JournalConfiguration, writer: JournalWriter, runID: UInt64) {
+    self.configuration = configuration
+    self.writer = writer
+    self.runID = runID
+    actionType = JournalFormat.typeName(Action.self)
+    encoder = JournalValueEncoder(into: record)
+    chunk = JournalChunk(capacity: configuration.bufferBytes)
+    startFile(index: 0, baseTime: 0)
+  }
+
+  private func startFile(index: Int, baseTime: UInt64) {
+    let header = JournalFormat.header(
+      index: UInt32(index), runID: runID, baseTime: baseTime, actionType: actionType)
+    if chunk.remaining < header.count { submitChunk(minimum: header.count) }
+    chunk.fileIndex = index
+    chunk.append(header)
+    fileIndex = index
+    fileBytes = header.count
+    fileHasRecords = false
+  }
+
+  /// Hands the chunk to the writer (when it holds anything) and takes an empty one with room
+  /// for `minimum` bytes.
+  private func submitChunk(minimum: Int) {
+    var next: JournalChunk?
+    if chunk.count > 0 { next = writer.submit(chunk) } else { next = chunk }
+    if let reused = next, reused.capacity >= minimum {
+      chunk = reused
+    } else {
+      chunk = JournalChunk(capacity: max(configuration.bufferBytes, minimum))
+    }
+    chunk.count = 0
+    chunk.fileIndex = fileIndex
+  }
+
+  /// Starts a record of `kind` in the record buffer, leaving room for its length and CRC.
+  @inline(__always)
+  private func beginRecord(_ kind: JournalFormat.RecordKind) {
+    record.removeAll()
+    record.appendFixed(UInt64(0))
+    record.append(kind.rawValue)
+  }
+
+  /// Fills in the length and CRC of the record in the record buffer.
+  @inline(__always)
+  private func sealRecord() {
+    let payload = record.count - JournalFormat.recordOverhead
+    record.setFixed(UInt32(payload), at: 0)
+    let crc = CRC32.checksum(record.pointer + JournalFormat.recordOverhead, count: payload)
+    record.setFixed(crc, at: 4)
+  }
+
+  /// Appends the sealed record to the chunk, making room as needed.
+  @inline(__always)
+  private func appendRecord() {
+    if chunk.remaining < record.count { submitChunk(minimum: record.count) }
+    chunk.append(record)
+    fileBytes += record.count
+  }
+
+  /// The size of a rotation record: its length, CRC and kind byte.
+  private static var rotationRecordBytes: Int { JournalFormat.recordOverhead + 1 }
+
+  func record(_ action: Action, enqueuedAt: UInt64) {
+    guard !isFinished, !stoppedAtLimit else {
+      dropped += 1
+      return
+    }
+    beginRecord(.action)
+    let delta = Int64(bitPattern: enqueuedAt &- lastTime)
+    record.appendVarint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
+    do {
+      try encoder.encode(action)
+    } catch {
+      dropped += 1
+      if encodingFailure == nil { encodingFailure = "\(error)" }
+      return
+    }
+    sealRecord()
+    if fileHasRecords
+      && fileBytes + record.count + Self.rotationRecordBytes > configuration.maxFileBytes
+    {
+      guard fileIndex + 1 < configuration.maxFiles else {
+        stoppedAtLimit = true
+        dropped += 1
+        return
+      }
+      rotate()
+    }
+    appendRecord()
+    fileHasRecords = true
+    lastTime = enqueuedAt
+    recorded += 1
+  }
+
+  /// Ends the current file with a rotation record and starts the next one. The action record
+  /// in the record buffer is kept: its time delta is relative to `lastTime`, which the new
+  /// file's header carries as its base.
+  private func rotate() {
+    let rotation: [UInt8] = {
+      var bytes = JournalFormat.littleEndian(UInt32(1))
+      let payload = [JournalFormat.RecordKind.rotation.rawValue]
+      bytes += JournalFormat.littleEndian(CRC32.checksum(payload))
+      return bytes + payload
+    }()
+    if chunk.remaining < rotation.count { submitChunk(minimum: rotation.count) }
+    chunk.append(rotation)
+    submitChunk(minimum: 0)
+    startFile(index: fileIndex + 1, baseTime: lastTime)
+  }
+
+  /// Appends the end record and hands the last chunk to the writer. Later actions are dropped.
+  func finish(stateChecksum: UInt64?) {
+    guard !isFinished else { return }
+    isFinished = true
+    beginRecord(.end)
+    record.appendFixed(stateChecksum ?? 0)
+    record.appendVarint(UInt64(recorded))
+    record.appendVarint(UInt64(dropped))
+    record.append(stateChecksum == nil ? 0 : JournalFormat.endHasState)
+    sealRecord()
+    appendRecord()
+    _ = writer.submit(chunk)
+  }
+}

@@ -1,0 +1,9 @@
+#ifndef CSPOOL_ALLOCATION_COUNTER_H
+#define CSPOOL_ALLOCATION_COUNTER_H
+
+/// The number of heap allocations (malloc, calloc, realloc, posix_memalign, aligned_alloc)
+/// the calling thread has made since it started. Tests only: this target replaces those
+/// functions in the test executable with counting wrappers over glibc's own.
+unsigned long long cspool_thread_allocations(void);
+
+#endif

@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Spool
+@testable import SpoolIO
+
+/// Runs a fresh `Ledger` store that records to a journal at `path`, enqueues `actions`,
+/// waits for it, and finishes the journal with its final state.
+func recordLedger(
+  _ actions: [Ledger.Action],
+  to path: String,
+  configuration: JournalConfiguration = JournalConfiguration(),
+  engine: IOEngine,
+  next: (any StoreInstrumentation<Ledger.Action>)? = nil
+) async throws -> (summary: JournalSummary, state: Ledger.State) {
+  let recorder = try ActionJournal<Ledger.Action>.recording(
+    to: path, configuration: configuration, engine: engine, forwardingTo: next)
+  let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+  for action in actions { store.enqueue(action) }
+  await store.finish()
+  let state = await store.state
+  let summary = try await recorder.finish(finalState: state)
+  return (summary, state)
+}
+
+/// A fresh store for replaying a `Ledger` journal: effects discarded.
+func replayStore() -> Store<Ledger.State, Ledger.Action> {
+  Store(initialState: Ledger.State()) { Ledger().discardingEffects() }
+}
+
+/// The bytes of the file at `path`.
+func fileBytes(_ path: String) -> [UInt8] {
+  guard let file = fopen(path, "rb") else { return [] }
+  defer { fclose(file) }
+  var bytes: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 65_536)
+  while true {
+    let count = fread(&buffer, 1, buffer.count, file)
+    if count <= 0 { return bytes }
+    bytes += buffer[0..<count]
+  }
+}
+
+/// Replaces the file at `path` with `bytes`.
+func writeFileBytes(_ path: String, _ bytes: [UInt8]) {
+  guard let file = fopen(path, "wb") else { return }
+  _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+  fclose(file)
+}
+
+/// The size of a journal file's header for `Action`.
+func journalHeaderSize<Action>(_: Action.Type) -> Int {
+  JournalFormat.header(
+    index: 0, runID: 1, baseTime: 0, actionType: JournalFormat.typeName(Action.self)
+  ).count
+}
+
+/// The size of an end record: length, CRC, kind, checksum, two varints, flags.
+func endRecordSize(actions: Int, dropped: Int) -> Int {
+  func varintSize(_ value: Int) -> Int {
+    var size = 1
+    var value = value >> 7
+    while value > 0 {
+      size += 1
+      value >>= 7
+    }
+    return size
+  }
+  return 8 + 1 + 8 + varintSize(actions) + varintSize(dropped) + 1
+}
