@@ -118,7 +118,9 @@ let package = Package(
     .target(
       name: "SpoolBench",
       dependencies: [
-        "Spool", "SpoolProfiling",
+        // SpoolIO for `WorkloadDriver.replaying(_:pace:requiringVerification:)`, a journal
+        // replayed as a workload.
+        "Spool", "SpoolIO", "SpoolProfiling",
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
@@ -180,7 +182,7 @@ let package = Package(
     .testTarget(
       name: "SpoolBenchTests",
       dependencies: [
-        "Spool", "SpoolBench", "SpoolProfiling",
+        "Spool", "SpoolBench", "SpoolIO", "SpoolProfiling",
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),

@@ -4,12 +4,12 @@ import SpoolBench
 /// A feature for the harness's tests: counts actions and sums their values, so that a check
 /// can tell a lost action from a duplicated one; `.echo` answers through a `.run` effect.
 struct Tally: Reducer {
-  struct State: Equatable, Sendable {
+  struct State: Equatable, Sendable, Codable {
     var count = 0
     var sum = 0
   }
 
-  enum Action: Equatable, Sendable {
+  enum Action: Equatable, Sendable, Codable {
     case add(Int)
     case echo(Int)
   }
