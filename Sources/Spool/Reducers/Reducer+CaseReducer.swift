@@ -10,8 +10,8 @@ extension Reducer {
   /// Runs a presented enum reducer (an `@Reducer enum`) while it is presented, with no child
   /// reducer to pass: TCA's `ifLet(\.$destination, action: \.destination)`.
   ///
-  /// The same as the presentation `ifLet(_:action:destination:)` given
-  /// `{ DestinationState.StateReducer.body }`: the reducer is the ``CaseReducer`` that
+  /// The same as ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)-4kx1d``
+  /// given `{ DestinationState.StateReducer.body }`: the reducer is the ``CaseReducer`` that
   /// ``CaseReducerState`` names, which ``Reducer()`` generates for an enum of reducers. The
   /// child runs on `.presented` actions while it is presented; `.dismiss` sets it to `nil`; its
   /// effects are cancelled when it is dismissed or replaced by another case.
@@ -70,9 +70,9 @@ extension Reducer {
   /// Runs a presented enum reducer with `Identifiable` state while it is presented, with no
   /// child reducer to pass; a child of another ID is another child.
   ///
-  /// As the presentation `ifLet(_:action:)` for any enum reducer, except that, as with the
-  /// `ifLet(_:action:destination:)` for `Identifiable` state, replacing the child with one of
-  /// another ID cancels the effects of the one replaced.
+  /// As ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2qd4h``, except that, as with
+  /// ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)-8nkhk``, replacing the
+  /// child with one of another ID cancels the effects of the one replaced.
   ///
   /// ```swift
   /// .ifLet(\.$destination, action: \.destination)  // Destination.State: Identifiable
@@ -138,7 +138,7 @@ extension Reducer {
   /// Runs an enum reducer with `Identifiable` state on optional state while it is present,
   /// with no child reducer to pass; a child of another ID is another child.
   ///
-  /// As the optional-state `ifLet(_:action:)` for any enum reducer, except that, as with
+  /// As ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2z4rb``, except that, as with
   /// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-97crt``, replacing the child
   /// with one of another ID cancels the effects of the one replaced.
   ///
