@@ -32,7 +32,9 @@
 /// its case with `Scope(state: \.add, action: \.add) { AddItem() }`, an instance `body` that
 /// runs it, and a ``CaseReducer`` conformance. The generated `State` is a
 /// ``CaseReducerState`` whose `StateReducer` is the enum, so that, as in TCA, the presentation
-/// `ifLet`, the optional-state `ifLet` and the stack `forEach` run it with no closure:
+/// ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2qd4h``, the optional-state
+/// ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2z4rb`` and the stack
+/// ``Reducer/forEach(_:action:fileID:filePath:line:column:)`` run it with no closure:
 ///
 /// ```swift
 /// @Reducer
@@ -47,9 +49,9 @@
 ///   .ifLet(\.$destination, action: \.destination)
 /// ```
 ///
-/// The closure forms still work, and take the enum's static body:
-/// `.ifLet(\.destination, action: \.destination) { Destination.body }`, or `ifCaseLet`, which
-/// has no form without a closure.
+/// The closure forms still work when given the enum's static body
+/// (`.ifLet(\.destination, action: \.destination) { Destination.body }`); `ifCaseLet` has only
+/// that form.
 ///
 /// The generated `State` is `Sendable`, because a store's state must be, but not `Equatable`:
 /// as in TCA, write `extension Destination.State: Equatable {}` (in the file that declares
