@@ -10,7 +10,8 @@ import SwiftSyntaxMacros
 ///   `@ReducerBuilder` to `var body`. The struct keeps its own `body` or `reduce(into:action:)`.
 /// - On an enum whose cases each hold one reducer (`case add(AddItem)`): generates the `State`
 ///   and `Action` enums with a case per reducer, a static `body` that scopes each case to its
-///   reducer, an instance `body` that runs it, and the `Reducer` conformance.
+///   reducer, an instance `body` that runs it, and the `CaseReducer` conformance; `State` is a
+///   `CaseReducerState` naming the enum, so `ifLet` and `forEach` need no closure.
 ///
 /// Anything else is reported: see ``ReducerMacroDiagnostic``.
 public enum ReducerMacro {
@@ -101,11 +102,21 @@ extension ReducerMacro: ExtensionMacro {
     // An invalid declaration gets no conformance: the compiler would add "does not conform"
     // errors to the one that says what is wrong.
     guard ReducerDeclaration(declaration).isValid else { return [] }
-    let inherited = declaration.inheritanceClause?.inheritedTypes.map(\.type.trimmedDescription)
-    if let inherited, inherited.contains(where: { $0 == "Reducer" || $0 == "Spool.Reducer" }) {
-      return []
+    // An enum reducer is also a `CaseReducer`, so that `ifLet` and `forEach` can find its
+    // `body` from its state's type. It names `Reducer` as well, even when the enum says
+    // `: CaseReducer`: otherwise the compiler checks the implied `Reducer` conformance without
+    // the generated members, and reports that the enum does not conform (Swift 6.3.1).
+    let wanted = declaration.is(EnumDeclSyntax.self) ? ["Reducer", "CaseReducer"] : ["Reducer"]
+    let inherited = Set(
+      declaration.inheritanceClause?.inheritedTypes.map(\.type.trimmedDescription) ?? []
+    )
+    func declares(_ name: String) -> Bool {
+      inherited.contains(name) || inherited.contains("Spool.\(name)")
     }
-    let conformance: DeclSyntax = "extension \(type.trimmed): Spool.Reducer {}"
+    let missing = wanted.filter { !declares($0) }
+    if missing.isEmpty { return [] }
+    let conformances = missing.map { "Spool.\($0)" }.joined(separator: ", ")
+    let conformance: DeclSyntax = "extension \(type.trimmed): \(raw: conformances) {}"
     return [conformance.cast(ExtensionDeclSyntax.self)]
   }
 }

@@ -22,7 +22,8 @@ struct ReducerMacroEnumTests {
 
         @CasePathable
         @dynamicMemberLookup
-        enum State: Sendable {
+        enum State: Spool.CaseReducerState, Sendable {
+          typealias StateReducer = Destination
           case add(AddItem.State)
           case edit(EditItem.State)
         }
@@ -55,7 +56,7 @@ struct ReducerMacroEnumTests {
         }
       }
 
-      extension Destination: Spool.Reducer {
+      extension Destination: Spool.Reducer, Spool.CaseReducer {
       }
       """#
     }
@@ -76,7 +77,8 @@ struct ReducerMacroEnumTests {
 
         @CasePathable
         @dynamicMemberLookup
-        public enum State: Sendable {
+        public enum State: Spool.CaseReducerState, Sendable {
+          public typealias StateReducer = Destination
           case detail(Feature.Detail.State)
           case settings(Settings.State)
         }
@@ -109,7 +111,7 @@ struct ReducerMacroEnumTests {
         }
       }
 
-      extension Destination: Spool.Reducer {
+      extension Destination: Spool.Reducer, Spool.CaseReducer {
       }
       """#
     }
@@ -128,7 +130,8 @@ struct ReducerMacroEnumTests {
 
           @CasePathable
           @dynamicMemberLookup
-          enum State: Sendable {
+          enum State: Spool.CaseReducerState, Sendable {
+            typealias StateReducer = Nothing
           }
 
           @CasePathable
@@ -146,9 +149,103 @@ struct ReducerMacroEnumTests {
           }
       }
 
-      extension Nothing: Spool.Reducer {
+      extension Nothing: Spool.Reducer, Spool.CaseReducer {
       }
       """
+    }
+  }
+
+  /// A conformance written on the enum is not added again: `: Reducer` gets only
+  /// `CaseReducer`, and `: CaseReducer` only `Reducer` (which the compiler needs named, as with
+  /// `@Reducer` alone, to see the generated members).
+  @Test func aWrittenConformanceIsNotAddedTwice() {
+    assertMacro {
+      """
+      @Reducer
+      enum Destination: Reducer {
+        case add(AddItem)
+      }
+      """
+    } expansion: {
+      #"""
+      enum Destination: Reducer {
+        case add(AddItem)
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum State: Spool.CaseReducerState, Sendable {
+          typealias StateReducer = Destination
+          case add(AddItem.State)
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum Action: Sendable {
+          case add(AddItem.Action)
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.add,
+            action: \Self.Action.Cases.add
+          ) {
+            AddItem()
+          }
+        }
+
+        var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.CaseReducer {
+      }
+      """#
+    }
+    assertMacro {
+      """
+      @Reducer
+      enum Destination: Spool.CaseReducer {
+        case add(AddItem)
+      }
+      """
+    } expansion: {
+      #"""
+      enum Destination: Spool.CaseReducer {
+        case add(AddItem)
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum State: Spool.CaseReducerState, Sendable {
+          typealias StateReducer = Destination
+          case add(AddItem.State)
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum Action: Sendable {
+          case add(AddItem.Action)
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.add,
+            action: \Self.Action.Cases.add
+          ) {
+            AddItem()
+          }
+        }
+
+        var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer {
+      }
+      """#
     }
   }
 }

@@ -3,7 +3,8 @@ import SpoolTesting
 import Testing
 
 /// Features written with `@Reducer`, run by an exhaustive `TestStore`: the struct reducers,
-/// the enum reducer `Inventory.Destination` through `ifLet`, and an enum state through `Scope`.
+/// the enum reducer `Inventory.Destination` through `ifLet` without a closure, and an enum state
+/// through `Scope`.
 @Suite struct ReducerMacroTests {
   @Test func addThroughTheDestination() async {
     let store = TestStore(initialState: Inventory.State()) { Inventory() }
@@ -48,12 +49,24 @@ import Testing
     #expect(action[case: \.edit.saveButtonTapped] != nil)
   }
 
-  /// The enum reducer's body runs only the reducer of the case the state is in.
+  /// The enum reducer's body runs only the reducer of the case the state is in; its instance
+  /// `body` is the static one.
   @Test func theEnumReducerScopesEachCase() {
     var state = Inventory.Destination.State.edit(EditName.State(index: 0, name: "Milk"))
     let reducer = Inventory.Destination.body
     _ = reducer.reduce(into: &state, action: .edit(.nameChanged("Eggs")))
     #expect(state == .edit(EditName.State(index: 0, name: "Eggs")))
+    let instance = Inventory.Destination.edit(EditName())
+    _ = instance.reduce(into: &state, action: .edit(.nameChanged("Bread")))
+    #expect(state == .edit(EditName.State(index: 0, name: "Bread")))
+  }
+
+  /// The generated `State` names its enum reducer, which is how `ifLet` and `forEach` find the
+  /// child reducer without a closure.
+  @Test func theGeneratedStateNamesItsReducer() {
+    #expect(Inventory.Destination.State.StateReducer.self == Inventory.Destination.self)
+    #expect(Mailroom.Path.State.StateReducer.self == Mailroom.Path.self)
+    #expect((Inventory.Destination.self as Any.Type) is any CaseReducer.Type)
   }
 
   /// A child action for a case the destination is not in is reported, as `ifLet` and `Scope`

@@ -29,8 +29,12 @@
 /// On an enum whose cases each hold one reducer, `@Reducer` generates TCA's enum reducer: a
 /// `State` enum and an `Action` enum with a case per reducer (both `@CasePathable`,
 /// `@dynamicMemberLookup` and `Sendable`), a `static var body` that runs each case's reducer on
-/// its case with `Scope(state: \.add, action: \.add) { AddItem() }`, and the conformance. Run
-/// it with `ifLet` or `ifCaseLet`, passing `Destination.body`:
+/// its case with `Scope(state: \.add, action: \.add) { AddItem() }`, an instance `body` that
+/// runs it, and a ``CaseReducer`` conformance. The generated `State` is a
+/// ``CaseReducerState`` whose `StateReducer` is the enum, so that, as in TCA, the presentation
+/// ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2qd4h``, the optional-state
+/// ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2z4rb`` and the stack
+/// ``Reducer/forEach(_:action:fileID:filePath:line:column:)`` run it with no closure:
 ///
 /// ```swift
 /// @Reducer
@@ -42,17 +46,20 @@
 ///
 /// // In the parent's body:
 /// Reduce { state, action in .none }
-///   .ifLet(\.destination, action: \.destination) { Destination.body }
+///   .ifLet(\.$destination, action: \.destination)
 /// ```
+///
+/// The closure forms still work when given the enum's static body
+/// (`.ifLet(\.destination, action: \.destination) { Destination.body }`); `ifCaseLet` has only
+/// that form.
 ///
 /// The generated `State` is `Sendable`, because a store's state must be, but not `Equatable`:
 /// as in TCA, write `extension Destination.State: Equatable {}` (in the file that declares
 /// `Destination`) when every child state is `Equatable`, which a `TestStore` needs.
 ///
 /// Where Spool differs from TCA: there is no `@ObservableState` (Spool observes a store through
-/// an `AsyncSequence` of state snapshots), so `@Reducer` adds none; and an enum reducer is run
-/// through its `static var body`, as `ifLet` and `ifCaseLet` have no overload without a child
-/// reducer.
+/// an `AsyncSequence` of state snapshots), so `@Reducer` adds none; and an enum reducer has no
+/// `CaseScope` or `scope(_:)`, as Spool has no views to switch on a store's case.
 ///
 /// `@Reducer` reports, as a compile error naming what is wrong: an application to a class,
 /// actor, protocol or extension; a struct with neither `body` nor `reduce(into:action:)` in its
@@ -61,5 +68,5 @@
 /// add((AddItem, Int))`).
 @attached(member, names: named(State), named(Action), named(body))
 @attached(memberAttribute)
-@attached(extension, conformances: Reducer)
+@attached(extension, conformances: Reducer, CaseReducer)
 public macro Reducer() = #externalMacro(module: "SpoolMacros", type: "ReducerMacro")

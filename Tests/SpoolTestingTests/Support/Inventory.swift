@@ -1,7 +1,7 @@
 import Spool
 
 /// A list of names with an "add" and an "edit" screen, written with `@Reducer` as in TCA: the
-/// screens are the cases of the enum reducer `Destination`, run with `ifLet`.
+/// screens are the cases of the enum reducer `Destination`, run with `ifLet` and no closure.
 @Reducer
 struct Inventory {
   struct State: Equatable, Sendable {
@@ -42,9 +42,7 @@ struct Inventory {
         return .none
       }
     }
-    .ifLet(\.destination, action: \.destination) {
-      Destination.body
-    }
+    .ifLet(\.destination, action: \.destination)
   }
 }
 

@@ -1,0 +1,1 @@
+../../SpoolTests/Support/CaseReducerFeatures.swift
