@@ -42,6 +42,7 @@ extension Workload {
   ///   }
   /// )
   /// ```
+  @inlinable
   public init<State: Sendable, Action: Sendable, R: Reducer<State, Action> & SendableMetatype>(
     _ name: String,
     summary: String,
@@ -53,11 +54,35 @@ extension Workload {
     check: @escaping @Sendable (_ state: State, _ actions: Int) throws -> Void = { _, _ in },
     baselines: [WorkloadBaseline] = []
   ) {
+    // Built here, in the caller's module, where `R` is concrete: `Store.init` is inlinable and
+    // specializes the store's reduce and enqueue paths for the reducer. Built inside this
+    // module, generic over `R`, the store ran unspecialized, an order of magnitude slower per
+    // action than the same store made in the user's module (`MetricsOverhead` in Benchmarks/).
+    let makeStore: @Sendable ((any StoreInstrumentation<Action>)?) -> Store<State, Action> = {
+      recorder in
+      Store(
+        initialState: initialState(), instrumentation: recorder, reducer: reducer,
+        withDependencies: withDependencies.map { prepare in { prepare(&$0) } })
+    }
+    self.init(
+      name, summary: summary, defaultActions: defaultActions, makeStore: makeStore,
+      driver: driver, check: check, baselines: baselines)
+  }
+
+  /// The public initializer's body, with the store's construction specialized by the caller.
+  @usableFromInline
+  init<State: Sendable, Action: Sendable>(
+    _ name: String,
+    summary: String,
+    defaultActions: Int,
+    makeStore: @escaping @Sendable ((any StoreInstrumentation<Action>)?) -> Store<State, Action>,
+    driver: WorkloadDriver<State, Action>,
+    check: @escaping @Sendable (_ state: State, _ actions: Int) throws -> Void,
+    baselines: [WorkloadBaseline]
+  ) {
     self.init(name: name, summary: summary, defaultActions: defaultActions) { run in
       let spool = try await run.spool(Action.self) { recorder in
-        let store = Store(
-          initialState: initialState(), instrumentation: recorder, reducer: reducer,
-          withDependencies: withDependencies.map { prepare in { prepare(&$0) } })
+        let store = makeStore(recorder)
         let context = run.context(for: "spool")
         let units = try await driver.drive(store, context)
         await store.finish()

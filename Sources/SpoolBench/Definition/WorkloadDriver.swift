@@ -15,17 +15,17 @@ import Spool
 /// ```
 public struct WorkloadDriver<State: Sendable, Action: Sendable>: Sendable {
   /// The report's `producer` parameter: `enqueue`, `await send`, or the custom driver's name.
-  package let name: String
-  package let drive:
+  @usableFromInline package let name: String
+  @usableFromInline package let drive:
     @Sendable (_ store: Store<State, Action>, _ context: WorkloadContext) async throws -> Int
 
   /// Actions between two progress updates: small enough for a smooth bar, large enough that
   /// the update costs nothing.
-  static var chunk: Int { 1 << 14 }
+  @usableFromInline static var chunk: Int { 1 << 14 }
   /// How many actions a concurrent producer enqueues between two yields: the store's queue
   /// capacity. A producer that never suspends holds a cooperative thread (there are as many as
   /// cores) and starves the store's drain loop.
-  static var yieldInterval: Int { 1_024 }
+  @usableFromInline static var yieldInterval: Int { 1_024 }
 
   /// `store.enqueue(action(index))` for every index in `0..<actions`, from `producers`
   /// concurrent tasks (each its own contiguous range of indices), fire and forget: Spool's
@@ -38,6 +38,7 @@ public struct WorkloadDriver<State: Sendable, Action: Sendable>: Sendable {
   /// ```swift
   /// driver: .enqueue(producers: nil) { index in .add(index) }
   /// ```
+  @inlinable
   public static func enqueue(
     producers: Int? = 1, _ action: @escaping @Sendable (_ index: Int) -> Action
   ) -> Self {
@@ -67,6 +68,7 @@ public struct WorkloadDriver<State: Sendable, Action: Sendable>: Sendable {
   /// ```swift
   /// driver: .send { _ in .incrementButtonTapped }
   /// ```
+  @inlinable
   public static func send(_ action: @escaping @Sendable (_ index: Int) -> Action) -> Self {
     WorkloadDriver(name: "await send") { store, context in
       var index = 0
@@ -112,6 +114,7 @@ public struct WorkloadDriver<State: Sendable, Action: Sendable>: Sendable {
     WorkloadDriver(name: name, drive: drive)
   }
 
+  @usableFromInline
   init(
     name: String,
     drive: @escaping @Sendable (Store<State, Action>, WorkloadContext) async throws -> Int
@@ -120,7 +123,8 @@ public struct WorkloadDriver<State: Sendable, Action: Sendable>: Sendable {
     self.drive = drive
   }
 
-  private static func enqueueAll(
+  @inlinable
+  static func enqueueAll(
     _ indices: Range<Int>, _ action: (Int) -> Action, into store: Store<State, Action>,
     _ context: WorkloadContext
   ) {
@@ -135,7 +139,8 @@ public struct WorkloadDriver<State: Sendable, Action: Sendable>: Sendable {
     }
   }
 
-  private static func enqueueYielding(
+  @inlinable
+  static func enqueueYielding(
     _ indices: Range<Int>, _ action: (Int) -> Action, into store: Store<State, Action>,
     _ context: WorkloadContext
   ) async {
