@@ -27,6 +27,8 @@ let package = Package(
       url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1",
       traits: ["MallocInterposer"]),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
   ],
   targets: [
     benchmarkTarget("StoreBenchmarks"),
@@ -39,6 +41,22 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
+    // Not a package-benchmark target: a `spool bench`-style command built on SpoolBench, for
+    // the overhead of SpoolMetrics on a live store with a real Prometheus backend
+    // (`swift run -c release MetricsOverhead`; README's figure).
+    .executableTarget(
+      name: "MetricsOverhead",
+      dependencies: [
+        .product(name: "Spool", package: "Spool"),
+        .product(name: "SpoolBench", package: "Spool"),
+        .product(name: "SpoolMetrics", package: "Spool"),
+        .product(name: "SpoolProfiling", package: "Spool"),
+        .product(name: "SpoolWorkloads", package: "Spool"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+      ],
+      path: "Benchmarks/MetricsOverhead"
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
