@@ -57,6 +57,18 @@ let package = Package(
       ],
       path: "Benchmarks/MetricsOverhead"
     ),
+    // README.md's benchmark and metrics examples, so that they compile (CI builds this package).
+    .executableTarget(
+      name: "ReadmeExamples",
+      dependencies: [
+        .product(name: "Spool", package: "Spool"),
+        .product(name: "SpoolBench", package: "Spool"),
+        .product(name: "SpoolMetrics", package: "Spool"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+      ],
+      path: "Benchmarks/ReadmeExamples"
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -14,14 +14,8 @@ extension NumberFactClient: DependencyKey {
   static let liveValue = NumberFactClient { number in "\(number) is a good number." }
 }
 
-extension DependencyValues {
-  var numberFact: NumberFactClient {
-    get { self[NumberFactClient.self] }
-    set { self[NumberFactClient.self] = newValue }
-  }
-}
-
-struct CounterFeature: Reducer {
+@Reducer
+struct CounterFeature {
   struct State: Equatable, Sendable {
     var count = 0
     var fact: String?
@@ -33,7 +27,7 @@ struct CounterFeature: Reducer {
     case factResponse(String)
   }
 
-  @Dependency(\.numberFact) var numberFact
+  @Dependency(NumberFactClient.self) var numberFact
 
   var body: some ReducerOf<Self> {
     Reduce { state, action in
@@ -61,7 +55,7 @@ func runCounter() async -> CounterFeature.State {
   let store = Store(initialState: CounterFeature.State()) {
     CounterFeature()
   } withDependencies: {
-    $0.numberFact.fetch = { "\($0) is the number of the day." }
+    $0[NumberFactClient.self].fetch = { "\($0) is the number of the day." }
   }
 
   await store.send(.incrementButtonTapped)
@@ -77,7 +71,7 @@ func runCounter() async -> CounterFeature.State {
   let store = TestStore(initialState: CounterFeature.State()) {
     CounterFeature()
   } withDependencies: {
-    $0.numberFact.fetch = { "\($0) is a good number." }
+    $0[NumberFactClient.self].fetch = { "\($0) is a good number." }
   }
 
   await store.send(.incrementButtonTapped) {
