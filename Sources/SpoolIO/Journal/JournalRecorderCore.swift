@@ -4,15 +4,21 @@
 /// Not thread-safe: the recorder holds it in a mutex, so ``record(_:enqueuedAt:)`` (from
 /// whichever thread holds the store) and ``finish(stateChecksum:)`` never overlap.
 ///
-/// Budget of ``record(_:enqueuedAt:)``, the hot path: no allocation besides what the action's
-/// `encode(to:)` makes (a `KeyedEncodingContainer` box per keyed container, imposed by
-/// `Codable`), one CRC over the record, one copy into the chunk. Chunks are handed to the
-/// writer only when full, and come back for reuse, so steady recording allocates nothing else.
+/// Budget of ``record(_:enqueuedAt:)``, the hot path: for an action that adopts
+/// ``JournalCodable``, no allocation, no cast and no metadata lookup: one indirect call to its
+/// `write(to:)`, stores into the reused record buffer, one CRC over the record, one copy into
+/// the chunk. For a `Codable`-only action, what its `encode(to:)` costs on top (a
+/// `KeyedEncodingContainer` box per keyed container, imposed by `Codable`). Chunks are handed to
+/// the writer only when full, and come back for reuse, so steady recording allocates nothing
+/// else.
 final class JournalRecorderCore<Action: Encodable> {
   let configuration: JournalConfiguration
   let writer: JournalWriter
   let runID: UInt64
   let actionType: String
+  let encoding: JournalActionEncoding
+  /// The action's own `write(to:)`, when it adopts `JournalCodable`; `nil` means `Codable`.
+  private let write: JournalActionEncoding.Write<Action>?
   private let record = JournalBytes()
   private let encoder: JournalValueEncoder
   private var chunk: JournalChunk
@@ -35,6 +41,8 @@ final class JournalRecorderCore<Action: Encodable> {
     self.writer = writer
     self.runID = runID
     actionType = JournalFormat.typeName(Action.self)
+    encoding = JournalActionEncoding.of(Action.self)
+    write = JournalActionEncoding.writer(for: Action.self)
     encoder = JournalValueEncoder(into: record)
     chunk = JournalChunk(capacity: configuration.bufferBytes)
     startFile(index: 0, baseTime: 0)
@@ -42,7 +50,8 @@ final class JournalRecorderCore<Action: Encodable> {
 
   private func startFile(index: Int, baseTime: UInt64) {
     let header = JournalFormat.header(
-      index: UInt32(index), runID: runID, baseTime: baseTime, actionType: actionType)
+      index: UInt32(index), runID: runID, baseTime: baseTime, actionType: actionType,
+      encoding: encoding)
     if chunk.remaining < header.count { submitChunk(minimum: header.count) }
     chunk.fileIndex = index
     chunk.append(header)
@@ -101,12 +110,18 @@ final class JournalRecorderCore<Action: Encodable> {
     beginRecord(.action)
     let delta = Int64(bitPattern: enqueuedAt &- lastTime)
     record.appendVarint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
-    do {
-      try encoder.encode(action)
-    } catch {
-      dropped += 1
-      if encodingFailure == nil { encodingFailure = "\(error)" }
-      return
+    if let write {
+      var writer = JournalRecordWriter(appendingTo: record)
+      write(action, &writer)
+      record.setCount(writer.byteCount)
+    } else {
+      do {
+        try encoder.encode(action)
+      } catch {
+        dropped += 1
+        if encodingFailure == nil { encodingFailure = "\(error)" }
+        return
+      }
     }
     sealRecord()
     if fileHasRecords
