@@ -44,29 +44,29 @@ enum JournalActionEncoding: Hashable, CustomStringConvertible {
     }
   }
 
-  /// Writes an `Action` with its ``JournalCodable/write(to:)``.
-  typealias Write<Action> = (_ action: Action, _ writer: inout JournalRecordWriter) -> Void
   /// Reads an `Action` with its ``JournalCodable/init(from:)``.
   typealias Read<Action> = (_ reader: inout JournalRecordReader) throws -> Action
 
-  /// `Action`'s ``JournalCodable/write(to:)``, when it adopts the protocol.
-  ///
-  /// Looked up once per recorder: the closure calls the action's own (concrete, specialized)
-  /// `write(to:)` through its witness table, with no cast or metadata lookup per action.
-  static func writer<Action>(for _: Action.Type) -> Write<Action>? {
-    guard let type = Action.self as? any JournalCodable.Type else { return nil }
-    return writer(type, as: Action.self)
+  /// An action's encoder with the action's type erased: it takes a pointer to the action, so
+  /// that the recorder's state need not be generic (see `JournalRecorderCore`).
+  enum Erased {
+    case journalCodable((_ action: UnsafeRawPointer, _ writer: inout JournalRecordWriter) -> Void)
+    case codable((_ action: UnsafeRawPointer, _ encoder: JournalValueEncoder) throws -> Void)
   }
 
-  private static func writer<Adopting: JournalCodable, Action>(
-    _: Adopting.Type, as _: Action.Type
-  ) -> Write<Action> {
-    { action, writer in
-      // `Action` is `Adopting` (checked once above), so its memory holds an `Adopting`.
-      withUnsafePointer(to: action) { pointer in
-        UnsafeRawPointer(pointer).assumingMemoryBound(to: Adopting.self).pointee
-          .write(to: &writer)
-      }
+  /// The encoder of `Action`, erased: its own `write(to:)` when it adopts ``JournalCodable``,
+  /// else its `encode(to:)`.
+  static func erased<Action: Encodable>(for _: Action.Type) -> Erased {
+    if let type = Action.self as? any JournalCodable.Type { return erased(type) }
+    return .codable { action, encoder in
+      try encoder.encode(action.assumingMemoryBound(to: Action.self).pointee)
+    }
+  }
+
+  private static func erased<Adopting: JournalCodable>(_: Adopting.Type) -> Erased {
+    .journalCodable { action, writer in
+      // The pointer is to an `Action`, which is `Adopting` (checked once above).
+      action.assumingMemoryBound(to: Adopting.self).pointee.write(to: &writer)
     }
   }
 

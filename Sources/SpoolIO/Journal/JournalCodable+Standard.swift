@@ -217,7 +217,13 @@ extension Array: JournalCodable where Element: JournalCodable {
   @inlinable
   public func write(to writer: inout JournalRecordWriter) {
     writer.writeUnsigned(UInt64(count))
-    for element in self { element.write(to: &writer) }
+    // Indices, not `for … in`: an unspecialized iterator allocates in debug builds, and the
+    // recording of an adopting action must not (JournalRecorderAllocationTests).
+    var index = 0
+    while index < count {
+      self[index].write(to: &writer)
+      index &+= 1
+    }
   }
   @inlinable
   public init(from reader: inout JournalRecordReader) throws {

@@ -3,7 +3,7 @@ import Spool
 /// Why a journal could not be read or replayed: what was wrong, in which file, at which byte.
 ///
 /// Its description is one line, e.g.
-/// `journal /var/tmp/counter.0.journal, byte 8: version 7, this Spool reads version 1`.
+/// `journal /var/tmp/counter.0.journal, byte 8: version 7, this Spool reads version 2`.
 ///
 /// ```swift
 /// do {

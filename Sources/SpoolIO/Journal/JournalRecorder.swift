@@ -44,7 +44,8 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   /// The instrumentation every call is forwarded to, after recording.
   public let next: (any StoreInstrumentation<Action>)?
   private let writer: JournalWriter
-  private let core: Mutex<JournalRecorderCore<Action>>
+  /// A concrete type (not generic in `Action`), so that locking it looks up no metadata.
+  private let core: Mutex<JournalRecorderCore>
 
   init(
     path: String, configuration: JournalConfiguration, engine: IOEngine,
@@ -55,7 +56,8 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
     writer = JournalWriter(path: path, engine: engine)
     core = Mutex(
       JournalRecorderCore(
-        configuration: configuration, writer: writer, runID: UInt64.random(in: 1...UInt64.max)))
+        for: Action.self, configuration: configuration, writer: writer,
+        runID: UInt64.random(in: 1...UInt64.max)))
   }
 
   /// Records `action`; called by the store after each reduce.
