@@ -153,14 +153,8 @@ extension SpoolIOTests {
     @Test func theEncodingIsChosenByTheActionType() {
       #expect(JournalActionEncoding.of(Tally.Action.self) == .journalCodable(layout: 1))
       #expect(JournalActionEncoding.of(Ledger.Action.self) == .codable)
-      guard case .codable = JournalActionEncoding.erased(for: Ledger.Action.self) else {
-        Issue.record("a Codable-only action must be encoded with Codable")
-        return
-      }
-      guard case .journalCodable = JournalActionEncoding.erased(for: Tally.Action.self) else {
-        Issue.record("an adopting action must be encoded with its write(to:)")
-        return
-      }
+      #expect(!JournalActionEncoding.erased(for: Ledger.Action.self).isCompact)
+      #expect(JournalActionEncoding.erased(for: Tally.Action.self).isCompact)
       #expect(JournalActionEncoding.reader(for: Ledger.Action.self) == nil)
     }
   }

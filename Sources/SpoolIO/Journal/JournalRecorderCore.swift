@@ -22,7 +22,7 @@ final class JournalRecorderCore {
   let actionType: String
   let encoding: JournalActionEncoding
   /// Writes the action a pointer points to, with `JournalCodable` or `Codable`.
-  private let encode: JournalActionEncoding.Erased
+  private let encode: JournalActionEncoder
   private let record = JournalBytes()
   private let encoder: JournalValueEncoder
   private var chunk: JournalChunk
@@ -123,19 +123,12 @@ final class JournalRecorderCore {
     beginRecord(.action)
     let delta = Int64(bitPattern: enqueuedAt &- lastTime)
     record.appendVarint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
-    switch encode {
-    case .journalCodable(let write):
-      var writer = JournalRecordWriter(appendingTo: record)
-      write(action, &writer)
-      record.setCount(writer.byteCount)
-    case .codable(let encodeValue):
-      do {
-        try encodeValue(action, encoder)
-      } catch {
-        dropped += 1
-        if encodingFailure == nil { encodingFailure = "\(error)" }
-        return
-      }
+    do {
+      try encode.encode(action, into: record, encoder: encoder)
+    } catch {
+      dropped += 1
+      if encodingFailure == nil { encodingFailure = "\(error)" }
+      return
     }
     sealRecord()
     if fileHasRecords
