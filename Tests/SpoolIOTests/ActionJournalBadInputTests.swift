@@ -133,7 +133,7 @@ extension SpoolIOTests {
       defer { directory.remove() }
       try await withEngine(.automatic) { engine in
         let file = directory.file("short.0.journal")
-        writeFileBytes(file, Array("SPOOLJNL".utf8) + [1, 0, 0])
+        writeFileBytes(file, Array("SPOOLJNL".utf8) + [2, 0, 0])
         await expectLoadError(
           directory.file("short"), engine: engine,
           "journal \(file), byte 11: corrupt header: the file ends inside the header")
@@ -146,11 +146,11 @@ extension SpoolIOTests {
       try await withEngine(.automatic) { engine in
         let file = try await recordThree(directory, "version", engine: engine)
         var bytes = fileBytes(file)
-        bytes[8] = 2
+        bytes[8] = 7
         writeFileBytes(file, bytes)
         await expectLoadError(
           directory.file("version"), engine: engine,
-          "journal \(file), byte 8: version 2, this Spool reads version 1")
+          "journal \(file), byte 8: version 7, this Spool reads version 2")
       }
     }
 

@@ -68,16 +68,47 @@ extension SpoolIOTests.JournalRecorderAllocationTests {
   /// what the encoding does.
   @Test func theRecordingCoreAllocatesOnlyWhatTheEncodingDoes() throws {
     let encoding = try encodingAllocations(.add(1))
-    let core = JournalRecorderCore<Ledger.Action>(
+    let core = JournalRecorderCore(
+      for: Ledger.Action.self,
       configuration: JournalConfiguration(bufferBytes: 4 << 20),
       writer: JournalWriter(path: "/nonexistent/unused", engine: .shared), runID: 1)
-    core.record(.add(1), enqueuedAt: 1)
+    core.record(Ledger.Action.add(1), enqueuedAt: 1)
     let before = cspool_thread_allocations()
     var time: UInt64 = 1
     for _ in 0..<Self.actions {
       time &+= 40
-      core.record(.add(1), enqueuedAt: time)
+      core.record(Ledger.Action.add(1), enqueuedAt: time)
     }
     #expect(UInt64(cspool_thread_allocations() - before) == encoding)
+  }
+}
+
+extension SpoolIOTests.JournalRecorderAllocationTests {
+  /// Recording an action that adopts `JournalCodable` allocates nothing at all: it writes
+  /// itself into the recorder's reused buffer.
+  @Test(arguments: [
+    Tally.Action.tick, .add(5), .label("checkout"), .item(Tally.Item(id: 3, label: "x")),
+    .items([Tally.Item(id: 1, label: nil)], urgent: true),
+  ])
+  func recordingAJournalCodableActionAllocatesNothing(action: Tally.Action) async throws {
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    try await withEngine(.automatic) { engine in
+      // One chunk holds every record: no hand-over to the writer inside the loop.
+      let recorder = try ActionJournal<Tally.Action>.recording(
+        to: directory.file("compact"),
+        configuration: JournalConfiguration(bufferBytes: 4 << 20), engine: engine)
+      recorder.actionReduced(action, enqueuedAt: 1, startedAt: 1, endedAt: 1)
+      let before = cspool_thread_allocations()
+      var time: UInt64 = 1
+      for _ in 0..<Self.actions {
+        time &+= 40
+        recorder.actionReduced(action, enqueuedAt: time, startedAt: 0, endedAt: 0)
+      }
+      let recording = UInt64(cspool_thread_allocations() - before)
+      let summary = try await recorder.finish()
+      #expect(summary.actions == Self.actions + 1)
+      #expect(recording == 0, "\(recording) allocations for \(Self.actions) actions")
+    }
   }
 }

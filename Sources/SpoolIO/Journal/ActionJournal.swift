@@ -106,6 +106,8 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   public func load() async throws(JournalError) -> JournalContents<Action> {
     var contents = JournalContents<Action>(path: path)
     let expectedType = JournalFormat.typeName(Action.self)
+    let expectedEncoding = JournalActionEncoding.of(Action.self)
+    let read = JournalActionEncoding.reader(for: Action.self)
     var runID: UInt64?
     var index = 0
     var time: UInt64 = 0
@@ -144,6 +146,12 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
         throw parser.error(
           JournalFormat.actionTypeOffset,
           .actionTypeMismatch(recorded: header.actionType, expected: expectedType))
+      }
+      guard header.encoding == expectedEncoding else {
+        throw parser.error(
+          header.encodingOffset,
+          .encodingMismatch(
+            recorded: header.encoding.description, expected: expectedEncoding.description))
       }
       guard header.index == UInt32(index) else {
         throw parser.error(
@@ -184,8 +192,13 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
           let signed = Int64(bitPattern: delta >> 1) ^ -Int64(bitPattern: delta & 1)
           time = time &+ UInt64(bitPattern: signed)
           do {
-            let action = try JournalValueDecoder.decode(
-              Action.self, from: Array(bytes[start..<payload.endIndex]))
+            let action =
+              if let read {
+                try JournalRecordReader.read(read, from: bytes, in: start..<payload.endIndex)
+              } else {
+                try JournalValueDecoder.decode(
+                  Action.self, from: Array(bytes[start..<payload.endIndex]))
+              }
             contents.actions.append(action)
             contents.enqueueTimes.append(time)
           } catch {

@@ -25,8 +25,13 @@ enum CRC32 {
     }
   }
 
-  /// The CRC-32 of `bytes`.
+  /// The CRC-32 of `bytes`, without copying them when they are contiguous (a slice of a file).
   static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
+    let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
+      guard let base = buffer.baseAddress else { return UInt32(0) }
+      return checksum(UnsafeRawPointer(base), count: buffer.count)
+    }
+    if let contiguous { return contiguous }
     let array = Array(bytes)
     return array.withUnsafeBytes { buffer in
       guard let base = buffer.baseAddress else { return 0 }

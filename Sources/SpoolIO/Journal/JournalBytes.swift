@@ -22,6 +22,12 @@ final class JournalBytes {
   /// Forgets the bytes, keeping the memory.
   func removeAll() { count = 0 }
 
+  /// Takes `newCount` bytes as written: a ``JournalRecordWriter`` stored them directly.
+  func setCount(_ newCount: Int) {
+    precondition(newCount <= capacity, "Internal inconsistency: a record past its buffer")
+    count = newCount
+  }
+
   /// Cuts the bytes back to the first `newCount`.
   func truncate(to newCount: Int) {
     precondition(newCount <= count, "Internal inconsistency: truncating a journal buffer up")
@@ -29,7 +35,7 @@ final class JournalBytes {
   }
 
   @inline(__always)
-  private func reserve(_ extra: Int) {
+  func reserve(_ extra: Int) {
     if count + extra > capacity { grow(to: count + extra) }
   }
 

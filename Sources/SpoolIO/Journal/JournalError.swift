@@ -3,7 +3,7 @@ import Spool
 /// Why a journal could not be read or replayed: what was wrong, in which file, at which byte.
 ///
 /// Its description is one line, e.g.
-/// `journal /var/tmp/counter.0.journal, byte 8: version 7, this Spool reads version 1`.
+/// `journal /var/tmp/counter.0.journal, byte 8: version 7, this Spool reads version 2`.
 ///
 /// ```swift
 /// do {
@@ -23,6 +23,9 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedVersion(found: UInt16, supported: UInt16)
     /// A journal of another action type.
     case actionTypeMismatch(recorded: String, expected: String)
+    /// A journal whose actions were written in another encoding (`Codable`, or the action's
+    /// ``JournalCodable`` layout and its version) than the action type reads now.
+    case encodingMismatch(recorded: String, expected: String)
     /// The header's bytes do not match its checksum, or it ends early.
     case corruptHeader(String)
     /// A record whose bytes do not match its checksum, with an impossible length or kind, or
@@ -75,6 +78,8 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
       "version \(found), this Spool reads version \(supported)"
     case .actionTypeMismatch(let recorded, let expected):
       "records actions of type \(recorded), not \(expected)"
+    case .encodingMismatch(let recorded, let expected):
+      "records actions encoded with \(recorded), not \(expected)"
     case .corruptHeader(let detail): "corrupt header: \(detail)"
     case .corruptRecord(let detail): "corrupt record: \(detail)"
     case .undecodableAction(let detail): "cannot decode the action: \(detail)"

@@ -9,6 +9,9 @@ struct JournalFileParser {
     var runID: UInt64
     var baseTime: UInt64
     var actionType: String
+    var encoding: JournalActionEncoding
+    /// Where the encoding is in the file.
+    var encodingOffset: Int
     /// The byte after the header: the first record.
     var end: Int
   }
@@ -59,21 +62,28 @@ struct JournalFileParser {
       let runID = fixed(UInt64.self, at: versionOffset + 6),
       let baseTime = fixed(UInt64.self, at: versionOffset + 14),
       let nameLength = fixed(UInt16.self, at: nameLengthOffset),
-      let crc = fixed(UInt32.self, at: nameLengthOffset + 2 + Int(nameLength))
+      let encodingKind = fixed(UInt8.self, at: nameLengthOffset + 2 + Int(nameLength)),
+      let layout = fixed(UInt32.self, at: nameLengthOffset + 3 + Int(nameLength)),
+      let crc = fixed(UInt32.self, at: nameLengthOffset + 7 + Int(nameLength))
     else {
       throw error(bytes.count, .corruptHeader("the file ends inside the header"))
     }
-    let crcOffset = nameLengthOffset + 2 + Int(nameLength)
+    let encodingOffset = nameLengthOffset + 2 + Int(nameLength)
+    let crcOffset = encodingOffset + 5
     guard CRC32.checksum(bytes[0..<crcOffset]) == crc else {
       throw error(crcOffset, .corruptHeader("its bytes do not match its checksum"))
     }
-    let nameBytes = bytes[(nameLengthOffset + 2)..<crcOffset]
+    let nameBytes = bytes[(nameLengthOffset + 2)..<encodingOffset]
     guard let actionType = String(validating: nameBytes, as: UTF8.self) else {
       throw error(nameLengthOffset + 2, .corruptHeader("the action type is not UTF-8"))
     }
+    guard let encoding = JournalActionEncoding(kind: encodingKind, layout: layout) else {
+      throw error(encodingOffset, .corruptHeader("unknown action encoding \(encodingKind)"))
+    }
     return Header(
       version: version, index: index, runID: runID, baseTime: baseTime,
-      actionType: actionType, end: crcOffset + 4)
+      actionType: actionType, encoding: encoding, encodingOffset: encodingOffset,
+      end: crcOffset + 4)
   }
 
   /// The record at `offset`, and the offset after it; `nil` at the end of the file.

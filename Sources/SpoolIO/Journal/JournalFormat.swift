@@ -2,10 +2,12 @@
 ///
 /// ```
 /// header:  "SPOOLJNL"  version:u16  file index:u32  run id:u64  base time:u64
-///          action type name (u16 length, UTF-8)  CRC-32 of the above:u32
+///          action type name (u16 length, UTF-8)  action encoding:u8  layout version:u32
+///          CRC-32 of the above:u32
 /// record:  payload length:u32  CRC-32 of the payload:u32  payload
 /// payload: kind:u8, then for an action: enqueue-time delta (zigzag varint, ns) and the action
-///          (JournalValueEncoder); for the end: state checksum:u64, actions:varint,
+///          (JournalValueEncoder, or the action's JournalCodable layout, as the header says);
+///          for the end: state checksum:u64, actions:varint,
 ///          dropped:varint, flags:u8; for a rotation: nothing
 /// ```
 ///
@@ -14,8 +16,9 @@
 /// alone, and ends with a rotation record (more files follow) or the end record (the last).
 enum JournalFormat {
   static let magic: [UInt8] = Array("SPOOLJNL".utf8)
-  /// The version this code writes and reads.
-  static let version: UInt16 = 1
+  /// The version this code writes and reads. Version 2 added the action encoding to the
+  /// header; version 1 files (always `Codable`) are not read.
+  static let version: UInt16 = 2
   /// The largest record payload a reader accepts: a larger length is corruption, not a record.
   static let maxPayload = 64 << 20
   /// Bytes before a record's payload: its length and its CRC.
@@ -45,7 +48,8 @@ enum JournalFormat {
   ///
   /// The base time is the enqueue time (ns) that the first record's delta is relative to.
   static func header(
-    index: UInt32, runID: UInt64, baseTime: UInt64, actionType: String
+    index: UInt32, runID: UInt64, baseTime: UInt64, actionType: String,
+    encoding: JournalActionEncoding
   ) -> [UInt8] {
     let name = Array(actionType.utf8.prefix(Int(UInt16.max)))
     var bytes = magic
@@ -55,6 +59,8 @@ enum JournalFormat {
     bytes.append(contentsOf: littleEndian(baseTime))
     bytes.append(contentsOf: littleEndian(UInt16(name.count)))
     bytes.append(contentsOf: name)
+    bytes.append(encoding.kind)
+    bytes.append(contentsOf: littleEndian(encoding.layout))
     bytes.append(contentsOf: littleEndian(CRC32.checksum(bytes)))
     return bytes
   }

@@ -1,18 +1,28 @@
 /// The recording state of a ``JournalRecorder``: the record being encoded, the chunk being
 /// filled, and the position in the current file.
 ///
+/// Not generic: the recorder's lock and this state are concrete types, so the hot path looks up
+/// no generic metadata per action; the action arrives as a pointer to it, written by the
+/// recorder's ``JournalActionEncoding/Erased`` encoder, which knows its type.
+///
 /// Not thread-safe: the recorder holds it in a mutex, so ``record(_:enqueuedAt:)`` (from
 /// whichever thread holds the store) and ``finish(stateChecksum:)`` never overlap.
 ///
-/// Budget of ``record(_:enqueuedAt:)``, the hot path: no allocation besides what the action's
-/// `encode(to:)` makes (a `KeyedEncodingContainer` box per keyed container, imposed by
-/// `Codable`), one CRC over the record, one copy into the chunk. Chunks are handed to the
-/// writer only when full, and come back for reuse, so steady recording allocates nothing else.
-final class JournalRecorderCore<Action: Encodable> {
+/// Budget of ``record(_:enqueuedAt:)``, the hot path: for an action that adopts
+/// ``JournalCodable``, no allocation, no cast and no metadata lookup: one indirect call to its
+/// `write(to:)`, stores into the reused record buffer, one CRC over the record, one copy into
+/// the chunk. For a `Codable`-only action, what its `encode(to:)` costs on top (a
+/// `KeyedEncodingContainer` box per keyed container, imposed by `Codable`). Chunks are handed to
+/// the writer only when full, and come back for reuse, so steady recording allocates nothing
+/// else.
+final class JournalRecorderCore {
   let configuration: JournalConfiguration
   let writer: JournalWriter
   let runID: UInt64
   let actionType: String
+  let encoding: JournalActionEncoding
+  /// Writes the action a pointer points to, with `JournalCodable` or `Codable`.
+  private let encode: JournalActionEncoder
   private let record = JournalBytes()
   private let encoder: JournalValueEncoder
   private var chunk: JournalChunk
@@ -30,11 +40,16 @@ final class JournalRecorderCore<Action: Encodable> {
   private(set) var stoppedAtLimit = false
   private(set) var isFinished = false
 
-  init(configuration: JournalConfiguration, writer: JournalWriter, runID: UInt64) {
+  init<Action: Encodable>(
+    for _: Action.Type, configuration: JournalConfiguration, writer: JournalWriter,
+    runID: UInt64
+  ) {
     self.configuration = configuration
     self.writer = writer
     self.runID = runID
     actionType = JournalFormat.typeName(Action.self)
+    encoding = JournalActionEncoding.of(Action.self)
+    encode = JournalActionEncoding.erased(for: Action.self)
     encoder = JournalValueEncoder(into: record)
     chunk = JournalChunk(capacity: configuration.bufferBytes)
     startFile(index: 0, baseTime: 0)
@@ -42,7 +57,8 @@ final class JournalRecorderCore<Action: Encodable> {
 
   private func startFile(index: Int, baseTime: UInt64) {
     let header = JournalFormat.header(
-      index: UInt32(index), runID: runID, baseTime: baseTime, actionType: actionType)
+      index: UInt32(index), runID: runID, baseTime: baseTime, actionType: actionType,
+      encoding: encoding)
     if chunk.remaining < header.count { submitChunk(minimum: header.count) }
     chunk.fileIndex = index
     chunk.append(header)
@@ -93,7 +109,13 @@ final class JournalRecorderCore<Action: Encodable> {
   /// The size of a rotation record: its length, CRC and kind byte.
   private static var rotationRecordBytes: Int { JournalFormat.recordOverhead + 1 }
 
-  func record(_ action: Action, enqueuedAt: UInt64) {
+  /// Records `action`, which must be of the type the core was made for.
+  func record<Action>(_ action: Action, enqueuedAt: UInt64) {
+    withUnsafePointer(to: action) { record(UnsafeRawPointer($0), enqueuedAt: enqueuedAt) }
+  }
+
+  /// Records the action at `action`, which must be of the type the core was made for.
+  func record(_ action: UnsafeRawPointer, enqueuedAt: UInt64) {
     guard !isFinished, !stoppedAtLimit else {
       dropped += 1
       return
@@ -102,7 +124,7 @@ final class JournalRecorderCore<Action: Encodable> {
     let delta = Int64(bitPattern: enqueuedAt &- lastTime)
     record.appendVarint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
     do {
-      try encoder.encode(action)
+      try encode.encode(action, into: record, encoder: encoder)
     } catch {
       dropped += 1
       if encodingFailure == nil { encodingFailure = "\(error)" }

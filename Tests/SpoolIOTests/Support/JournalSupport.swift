@@ -51,7 +51,8 @@ func writeFileBytes(_ path: String, _ bytes: [UInt8]) {
 /// The size of a journal file's header for `Action`.
 func journalHeaderSize<Action>(_: Action.Type) -> Int {
   JournalFormat.header(
-    index: 0, runID: 1, baseTime: 0, actionType: JournalFormat.typeName(Action.self)
+    index: 0, runID: 1, baseTime: 0, actionType: JournalFormat.typeName(Action.self),
+    encoding: JournalActionEncoding.of(Action.self)
   ).count
 }
 
