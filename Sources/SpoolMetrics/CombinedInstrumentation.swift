@@ -42,6 +42,13 @@ public final class CombinedInstrumentation<Action: Sendable>: StoreInstrumentati
     self.parts = parts
   }
 
+  /// Whether any part times reduces: then every part gets the times.
+  ///
+  /// ```swift
+  /// CombinedInstrumentation(journal, recorder).timesReduces  // true: the recorder does
+  /// ```
+  public var timesReduces: Bool { parts.contains { $0.timesReduces } }
+
   /// Forwards to each part.
   ///
   /// ```swift

@@ -210,6 +210,27 @@ extension SpoolIOTests {
       }
     }
 
+    /// A journal needs arrival times only, so the store does not time reduces for it, unless
+    /// the instrumentation it forwards to does.
+    @Test func aJournalDoesNotAskForReduceTimesUnlessItsNextDoes() throws {
+      final class Timing: StoreInstrumentation, Sendable {
+        func actionReduced(
+          _ action: Ledger.Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+        ) {}
+        func effectStarted(by action: Ledger.Action, at time: UInt64) {}
+        func effectEnded(
+          by action: Ledger.Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome
+        ) {}
+      }
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let alone = try ActionJournal<Ledger.Action>.recording(to: directory.file("alone"))
+      let forwarding = try ActionJournal<Ledger.Action>.recording(
+        to: directory.file("forwarding"), forwardingTo: Timing())
+      #expect(!alone.timesReduces)
+      #expect(forwarding.timesReduces)
+    }
+
     @Test func recordingIntoAMissingFolderFailsAtOnce() throws {
       #expect(
         throws: JournalError(

@@ -7,7 +7,10 @@ extension SpoolIOTests {
   /// The recorder's hot path allocates nothing per action beyond what the action's own
   /// `encode(to:)` does: counted (on this thread, by the counting `malloc` of the test
   /// executable), not timed.
-  @Suite struct JournalRecorderAllocationTests {
+  @Suite(
+    .enabled(
+      if: cspool_allocation_counting_enabled() != 0, "no counting malloc under a sanitizer"))
+  struct JournalRecorderAllocationTests {
     static let actions = 20_000
 
     /// Allocations of encoding `action` `actions` times with the journal's encoder alone.

@@ -53,6 +53,21 @@ public protocol StoreInstrumentation<Action>: AnyObject, Sendable {
 
   /// Called when an effect task started on behalf of `action` ends, from the effect's task.
   func effectEnded(by action: Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome)
+
+  /// Whether ``actionReduced(_:enqueuedAt:startedAt:endedAt:)`` needs the start and the end of
+  /// each reduce; `true` unless an implementation says otherwise.
+  ///
+  /// An instrumentation that records only when actions arrived (an action journal) returns
+  /// `false`, and the store then reads the clock once per action (its enqueue time) instead of
+  /// up to three times: it passes that time as `startedAt` and `endedAt` too. A clock read
+  /// costs about as much as a small reducer's whole action (`spool bench instrumentation`).
+  /// Read once, when the store is created.
+  var timesReduces: Bool { get }
+}
+
+extension StoreInstrumentation {
+  /// The default: the store times every reduce.
+  public var timesReduces: Bool { true }
 }
 
 /// How an effect task ended.

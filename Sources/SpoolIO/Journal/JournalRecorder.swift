@@ -63,6 +63,15 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
         runID: UInt64.random(in: 1...UInt64.max)))
   }
 
+  /// `false` unless the instrumentation it forwards to times reduces: a journal keeps each
+  /// action's enqueue time only, so the store reads the clock once per action for it instead
+  /// of timing every reduce (`spool bench journal`).
+  ///
+  /// ```swift
+  /// try ActionJournal<Counter.Action>.recording(to: path).timesReduces  // false
+  /// ```
+  public var timesReduces: Bool { next?.timesReduces ?? false }
+
   /// Records `action`; called by the store after each reduce.
   ///
   /// ```swift
