@@ -31,65 +31,57 @@ extension JournalRecordReader {
   }
 }
 
-/// A zigzag varint.
-extension Int: JournalCodable {
+/// Signed integers as zigzag varints: small magnitudes, either sign, take one or two bytes.
+extension JournalCodable where Self: FixedWidthInteger & SignedInteger {
+  /// Writes the value as a zigzag varint.
+  ///
+  /// ```swift
+  /// Int32(-3).write(to: &writer)  // one byte
+  /// ```
   @inlinable @inline(__always)
   public func write(to writer: inout JournalRecordWriter) { writer.writeSigned(Int64(self)) }
+
+  /// Reads a zigzag varint; a value that does not fit the type is an error at its offset.
+  ///
+  /// ```swift
+  /// let value = try Int16(from: &reader)
+  /// ```
   @inlinable
   public init(from reader: inout JournalRecordReader) throws {
-    self = try reader.readSignedInteger(Int.self)
+    self = try reader.readSignedInteger(Self.self)
   }
 }
 
-/// A zigzag varint.
-extension Int8: JournalCodable {
-  @inlinable
-  public func write(to writer: inout JournalRecordWriter) { writer.writeSigned(Int64(self)) }
-  @inlinable
-  public init(from reader: inout JournalRecordReader) throws {
-    self = try reader.readSignedInteger(Int8.self)
-  }
-}
-
-/// A zigzag varint.
-extension Int16: JournalCodable {
-  @inlinable
-  public func write(to writer: inout JournalRecordWriter) { writer.writeSigned(Int64(self)) }
-  @inlinable
-  public init(from reader: inout JournalRecordReader) throws {
-    self = try reader.readSignedInteger(Int16.self)
-  }
-}
-
-/// A zigzag varint.
-extension Int32: JournalCodable {
-  @inlinable
-  public func write(to writer: inout JournalRecordWriter) { writer.writeSigned(Int64(self)) }
-  @inlinable
-  public init(from reader: inout JournalRecordReader) throws {
-    self = try reader.readSignedInteger(Int32.self)
-  }
-}
-
-/// A zigzag varint.
-extension Int64: JournalCodable {
-  @inlinable
-  public func write(to writer: inout JournalRecordWriter) { writer.writeSigned(self) }
-  @inlinable
-  public init(from reader: inout JournalRecordReader) throws {
-    self = try reader.readSigned()
-  }
-}
-
-/// A varint.
-extension UInt: JournalCodable {
-  @inlinable
+/// Unsigned integers as varints (but `UInt8`, one byte as is).
+extension JournalCodable where Self: FixedWidthInteger & UnsignedInteger {
+  /// Writes the value as a varint.
+  ///
+  /// ```swift
+  /// UInt32(300).write(to: &writer)  // two bytes
+  /// ```
+  @inlinable @inline(__always)
   public func write(to writer: inout JournalRecordWriter) { writer.writeUnsigned(UInt64(self)) }
+
+  /// Reads a varint; a value that does not fit the type is an error at its offset.
+  ///
+  /// ```swift
+  /// let value = try UInt16(from: &reader)
+  /// ```
   @inlinable
   public init(from reader: inout JournalRecordReader) throws {
-    self = try reader.readUnsignedInteger(UInt.self)
+    self = try reader.readUnsignedInteger(Self.self)
   }
 }
+
+extension Int: JournalCodable {}
+extension Int8: JournalCodable {}
+extension Int16: JournalCodable {}
+extension Int32: JournalCodable {}
+extension Int64: JournalCodable {}
+extension UInt: JournalCodable {}
+extension UInt16: JournalCodable {}
+extension UInt32: JournalCodable {}
+extension UInt64: JournalCodable {}
 
 /// One byte, as is.
 extension UInt8: JournalCodable {
@@ -98,36 +90,6 @@ extension UInt8: JournalCodable {
   @inlinable
   public init(from reader: inout JournalRecordReader) throws {
     self = try reader.readByte()
-  }
-}
-
-/// A varint.
-extension UInt16: JournalCodable {
-  @inlinable
-  public func write(to writer: inout JournalRecordWriter) { writer.writeUnsigned(UInt64(self)) }
-  @inlinable
-  public init(from reader: inout JournalRecordReader) throws {
-    self = try reader.readUnsignedInteger(UInt16.self)
-  }
-}
-
-/// A varint.
-extension UInt32: JournalCodable {
-  @inlinable
-  public func write(to writer: inout JournalRecordWriter) { writer.writeUnsigned(UInt64(self)) }
-  @inlinable
-  public init(from reader: inout JournalRecordReader) throws {
-    self = try reader.readUnsignedInteger(UInt32.self)
-  }
-}
-
-/// A varint.
-extension UInt64: JournalCodable {
-  @inlinable
-  public func write(to writer: inout JournalRecordWriter) { writer.writeUnsigned(self) }
-  @inlinable
-  public init(from reader: inout JournalRecordReader) throws {
-    self = try reader.readUnsigned()
   }
 }
 
