@@ -58,9 +58,6 @@ where R.State: Sendable {
   @usableFromInline let registry: EffectRegistry
   @usableFromInline let observers = StateObservers<State>()
   @usableFromInline let instrumentation: (any StoreInstrumentation<Action>)?
-  /// The instrumentation's ``StoreInstrumentation/timesReduces``, read once: without it, an
-  /// action costs one clock read (its enqueue time) instead of up to three.
-  @usableFromInline let timesReduces: Bool
 
   /// The state, in its own allocation: a stored property of a class would be checked for
   /// exclusive access at run time on every action. Protected by the consumer lock.
@@ -131,6 +128,11 @@ where R.State: Sendable {
   /// ``trySendOnCaller(_:)``). Not on an executor the store was given: there, reduce and
   /// effects must run on that executor's thread (SpoolIO's loop thread).
   @usableFromInline let reducesOnCaller: Bool
+
+  /// The instrumentation's ``StoreInstrumentation/timesReduces``, read once: without it, an
+  /// action costs one clock read (its enqueue time) instead of up to three. Declared last, so
+  /// that the fields every action reads keep their places in the object.
+  @usableFromInline let timesReduces: Bool
 
   @usableFromInline
   init(
