@@ -48,7 +48,7 @@ where R.State: Sendable {
   // at a global `TaskLocal` object that lives as long as the process and is never written
   // through. `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves; every
   // other stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
-  // `drainBatchLimit`, `reducesOnCaller`) is a `let` of a Sendable type.
+  // `drainBatchLimit`, `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
