@@ -4,7 +4,11 @@ import Testing
 
 /// The macro tests can fail: every suite runs `assertMacro` with recording off (`.never`), so a
 /// wrong or a missing expansion is an issue, and is never written into the test file.
-@Suite(.macros(["Reducer": ReducerMacro.self], record: .never))
+///
+/// Serialized: a failing `assertMacro` reads and fills InlineSnapshotTesting's unguarded global
+/// cache of test sources, so two of these failures at once are a data race (ThreadSanitizer
+/// reported it in CI). Passing assertions never reach that cache.
+@Suite(.serialized, .macros(["Reducer": ReducerMacro.self], record: .never))
 struct ReducerMacroAssertionTests {
   @Test func aWrongExpansionFails() {
     withKnownIssue {
