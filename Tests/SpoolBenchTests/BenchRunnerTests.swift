@@ -129,4 +129,30 @@ import Testing
     #expect(status == 1)
     #expect(console.errorLines == ["error: two workloads are named 'tally'; names must be unique"])
   }
+
+  /// The summary's column of baseline names is as wide as the longest name: none is cut, and
+  /// the figures of every baseline line up.
+  @Test func theSummaryNeverCutsABaselinesName() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let long = "locked-class+task-local+more"
+    let loop: @Sendable (WorkloadContext) throws -> Void = { context in
+      var state = Tally.State()
+      for index in 0..<context.actions { _ = Tally().reduce(into: &state, action: .add(index)) }
+      try Tally.check(state, context.actions)
+    }
+    let workload = Workload(
+      "tally", summary: "adds values", defaultActions: 100,
+      initialState: Tally.State(), reducer: { Tally() },
+      driver: .enqueue { .add($0) }, check: Tally.check,
+      baselines: [WorkloadBaseline("raw-loop", loop), WorkloadBaseline(long, loop)])
+    let (status, console) = await run(
+      ["--rounds", "1", "--output", folder.path], workloads: [workload])
+    #expect(status == 0, "\(console.error)")
+    let lines = console.output.split(separator: "\n").filter { $0.contains("spool/baseline") }
+    try #require(lines.count == 2, "\(console.output)")
+    #expect(lines[1].hasPrefix("  \(long) "))
+    let columns = lines.map { $0.firstRange(of: "spool/baseline")?.lowerBound.utf16Offset(in: $0) }
+    #expect(columns[0] == columns[1], "\(lines)")
+  }
 }

@@ -11,8 +11,12 @@ import Testing
 @Suite(.serialized)
 struct WorkloadTests {
   static let expectedBaselines: [String: Set<String>] = [
-    "counter": ["raw-loop", "plain-actor", "locked-class", "task-per-action"],
-    "counter-send": ["raw-loop", "plain-actor", "locked-class", "task-per-action"],
+    "counter": [
+      "raw-loop", "plain-actor", "locked-class", "locked-class+task-local", "task-per-action",
+    ],
+    "counter-send": [
+      "raw-loop", "plain-actor", "locked-class", "locked-class+task-local", "task-per-action",
+    ],
     "fan-in": ["plain-actor", "locked-class", "spool-1-producer"],
     "effects": ["task-per-action"],
     "cancellation": ["plain-actor"],

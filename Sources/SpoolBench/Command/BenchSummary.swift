@@ -8,6 +8,8 @@ import SpoolProfiling
 enum BenchSummary {
   static func text(_ report: SpoolProfiling.Report) -> String {
     var lines = report.environment.headerLines() + [""]
+    // One column for every baseline's name, as wide as the longest (never cut).
+    let nameWidth = report.workloads.flatMap(\.baselines).map(\.name.count).reduce(17, max) + 1
     for workload in report.workloads {
       var head = "\(workload.name): \(workload.actions) in "
         + String(format: "%.3f s", workload.durationSeconds)
@@ -22,7 +24,7 @@ enum BenchSummary {
         let ratio = baseline.throughputPerSecond > 0
           ? String(format: "%.2fx", workload.throughputPerSecond / baseline.throughputPerSecond)
           : "-"
-        var line = "  " + baseline.name.padding(toLength: 18, withPad: " ", startingAt: 0)
+        var line = "  " + baseline.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
           + rate(baseline.throughputPerSecond).leftPadded(to: 10)
           + "   spool/baseline " + ratio
         if let spread = roundRatios(workload, baseline: baseline.name) {

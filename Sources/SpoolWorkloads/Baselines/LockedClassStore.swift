@@ -17,5 +17,32 @@ where R.State: Sendable {
     state.withLock { _ = reducer.reduce(into: &$0, action: action) }
   }
 
+  /// Reduces one action under the lock after one task-local lookup: the work Spool adds to
+  /// a lock to give the reducer the store's dependencies (`RootCore.reduceOnCaller` looks up
+  /// the caller's `DependencyValues` binding once per action, by a key it keeps, with no
+  /// retain: the same runtime call as here).
+  package func sendLookingUpTaskLocal(_ action: R.Action) {
+    _ = taskLocalLookup(UnsafeRawPointer(bitPattern: TaskLocalProbe.key).unsafelyUnwrapped)
+    state.withLock { _ = reducer.reduce(into: &$0, action: action) }
+  }
+
   package var currentState: R.State { state.withLock { $0 } }
 }
+
+/// A task-local that nothing binds, for `locked-class+task-local`: looking it up costs what
+/// any task-local lookup of an unbound task costs, which is what Spool's dependency check
+/// costs on a producer that binds no dependencies of its own.
+enum TaskLocalProbe {
+  @TaskLocal static var value = 0
+
+  /// The task-local's key (its object's address, as `TaskLocal.get()` passes it), looked up
+  /// once: reading `$value` goes through a lazy global's accessor, a retain and a release.
+  /// The object is a global that lives as long as the process.
+  static let key = UInt(
+    bitPattern: unsafeBitCast(TaskLocalProbe.$value, to: UnsafeRawPointer.self))
+}
+
+/// The Swift runtime's task-local lookup, the entry point `TaskLocal.get()` calls
+/// (Spool's `spoolTaskLocalValue` is the same declaration).
+@_silgen_name("swift_task_localValueGet")
+private func taskLocalLookup(_ key: UnsafeRawPointer) -> UnsafeRawPointer?

@@ -112,22 +112,36 @@ package enum ReducerBaselines {
 
   /// `locked-class`: a class that runs the reducer under a mutex, called from `producers`
   /// tasks (one by default).
+  ///
+  /// With `lookingUpTaskLocal`, the baseline is `locked-class+task-local`: the same class, and
+  /// one task-local lookup per action before the lock, as Spool's idle-store path makes to
+  /// give the reducer the store's dependencies. Spool's ratio to it is its cost beyond that
+  /// lookup, which no store that honours its callers' task-locals can skip.
   package static func lockedClass<R: Reducer & Sendable>(
     _ run: WorkloadRun, reducer: R, initialState: R.State, actions: Int, producers: Int = 1,
+    lookingUpTaskLocal: Bool = false,
     makeAction: @escaping @Sendable (Int) -> R.Action, verify: Verify<R.State>
   ) async throws -> Measurement where R.State: Sendable {
     let store = LockedClassStore(initialState: initialState, reducer: reducer)
     let share = actions / producers
-    let result = await run.baseline("locked-class", actions: share * producers) {
+    let name = lookingUpTaskLocal ? "locked-class+task-local" : "locked-class"
+    let result = await run.baseline(name, actions: share * producers) {
       await withTaskGroup(of: Void.self) { group in
         for producer in 0..<producers {
           group.addTask {
             var index = 0
             while index < share {
               let end = min(index + chunk, share)
-              while index < end {
-                store.send(makeAction(producer * share + index))
-                index += 1
+              if lookingUpTaskLocal {
+                while index < end {
+                  store.sendLookingUpTaskLocal(makeAction(producer * share + index))
+                  index += 1
+                }
+              } else {
+                while index < end {
+                  store.send(makeAction(producer * share + index))
+                  index += 1
+                }
               }
               run.progress.advance(by: chunk)
             }
@@ -135,7 +149,7 @@ package enum ReducerBaselines {
         }
       }
     }
-    try verify(store.currentState, run.label("locked-class"))
+    try verify(store.currentState, run.label(name))
     return result
   }
 }

@@ -159,7 +159,8 @@ enum CounterWorkloads {
     }
   }
 
-  /// `raw-loop`, `plain-actor`, `locked-class` and `task-per-action` on increments.
+  /// `raw-loop`, `plain-actor`, `locked-class`, `locked-class+task-local` and `task-per-action`
+  /// on increments.
   static func counterBaselines(_ run: WorkloadRun, actions: Int) async throws -> [Measurement] {
     let reducer = CounterFeature()
     let initial = CounterFeature.State()
@@ -176,6 +177,9 @@ enum CounterWorkloads {
         makeAction: { _ in .increment }, verify: verify(actions)),
       try await ReducerBaselines.lockedClass(
         run, reducer: reducer, initialState: initial, actions: actions,
+        makeAction: { _ in .increment }, verify: verify(actions)),
+      try await ReducerBaselines.lockedClass(
+        run, reducer: reducer, initialState: initial, actions: actions, lookingUpTaskLocal: true,
         makeAction: { _ in .increment }, verify: verify(actions)),
       try await ReducerBaselines.taskPerAction(
         run, reducer: reducer, initialState: initial, actions: taskActions,
