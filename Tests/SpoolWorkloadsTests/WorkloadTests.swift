@@ -19,7 +19,7 @@ struct WorkloadTests {
     ],
     "fan-in": ["plain-actor", "locked-class", "spool-1-producer"],
     "effects": ["task-per-action"],
-    "cancellation": ["plain-actor"],
+    "cancellation": ["plain-actor", "plain-actor+dependency"],
     "search": ["blocking-io"],
     "file-io": ["blocking-io", "spoolio-direct"],
     "echo": ["spoolio-direct"],

@@ -1,3 +1,4 @@
+import Dependencies
 import Spool
 import SpoolBench
 import Synchronization
@@ -50,9 +51,30 @@ enum CancellationWorkload {
         "\(store.runningEffectCount) effects still live after stop and finish()")
       return result
     }
+    let plain = try await restartingBaseline(run, actions: actions, readingClockDependency: false)
+    let withDependency = try await restartingBaseline(
+      run, actions: actions, readingClockDependency: true)
+    return [
+      run.report(
+        spool, baselines: [plain, withDependency],
+        parameters: ["liveEffectsAtEnd": String(liveAtEnd.withLock { $0 })])
+    ]
+  }
+
+  /// `plain-actor` (`RestartingActor` sleeping with `Task.sleep`) or, `readingClockDependency`,
+  /// `plain-actor+dependency` (sleeping on the clock it reads as the reducer does, from the
+  /// same dependencies as the store: `ContinuousClock()`).
+  static func restartingBaseline(
+    _ run: WorkloadRun, actions: Int, readingClockDependency: Bool
+  ) async throws -> Measurement {
+    let name = readingClockDependency ? "plain-actor+dependency" : "plain-actor"
     let ended = Countdown()
-    let plain = RestartingActor(ended: ended)
-    let baseline = await run.baseline("plain-actor", actions: actions) {
+    let plain = withDependencies {
+      $0.continuousClock = ContinuousClock()
+    } operation: {
+      RestartingActor(ended: ended, readingClockDependency: readingClockDependency)
+    }
+    let baseline = await run.baseline(name, actions: actions) {
       var index = 0
       while index < actions {
         let end = min(index + ReducerBaselines.chunk, actions)
@@ -65,11 +87,7 @@ enum CancellationWorkload {
       await plain.stop()
       await ended.wait(until: actions)
     }
-    try checkCount(await plain.restarts, expected: actions, run.label("plain-actor"))
-    return [
-      run.report(
-        spool, baselines: [baseline],
-        parameters: ["liveEffectsAtEnd": String(liveAtEnd.withLock { $0 })])
-    ]
+    try checkCount(await plain.restarts, expected: actions, run.label(name))
+    return baseline
   }
 }
