@@ -8,6 +8,11 @@ import Testing
 @Suite struct EffectKeyTests {
   enum Download: Hashable, Sendable { case file, image }
   enum Upload: Hashable, Sendable { case file }
+  /// A plain value whose `AnyHashable` is another ID's.
+  struct Wrapped: Hashable, Sendable, _HasCustomAnyHashableRepresentation {
+    var inner: Download
+    func _toCustomAnyHashable() -> AnyHashable? { AnyHashable(inner) }
+  }
   struct Padded: Hashable, Sendable {
     var flag: Bool
     var value: Int
@@ -59,5 +64,34 @@ import Testing
     #expect(machine.count(for: AnyHashableSendable(Download.file)) == 1)
     #expect(machine.count(for: AnyHashableSendable(Upload.file)) == 0)
     #expect(machine.count(for: AnyHashableSendable(Download.image)) == 0)
+  }
+
+  /// Plain IDs (no references, two words at most, no custom `AnyHashable` representation) are
+  /// never boxed; numbers (compared across integer types), strings and IDs that wrap another
+  /// ID keep their `AnyHashable`.
+  @Test func onlyPlainIDsSkipTheBox() {
+    #expect(Self.key(Download.file).isPlain)
+    #expect(Self.key(Padded(flag: true, value: 1)).isPlain)
+    #expect(!Self.key(42).isPlain)
+    #expect(!Self.key(2.5).isPlain)
+    #expect(!Self.key("download").isPlain)
+    #expect(!Self.key(Wrapped(inner: .file)).isPlain)
+    // `AnyHashableSendable` unwraps another one: the same plain ID.
+    #expect(Self.key(AnyHashableSendable(Download.file)).isPlain)
+    // The remembered answer is the same as the first.
+    #expect(PlainIDTypes.isPlain(Download.self) && PlainIDTypes.isPlain(Download.self))
+    #expect(!PlainIDTypes.isPlain(Int.self) && !PlainIDTypes.isPlain(Int.self))
+  }
+
+  /// A plain ID and an ID whose `AnyHashable` representation is that ID are one ID, in both
+  /// orders, with one hash, as `AnyHashable` says.
+  @Test func aPlainIDEqualsTheSameIDWrapped() {
+    let plain = Self.key(Download.file)
+    let wrapped = Self.key(Wrapped(inner: .file))
+    #expect(Self.agrees(Download.file, Wrapped(inner: .file)))
+    #expect(plain == wrapped && wrapped == plain)
+    #expect(plain.hashValue == wrapped.hashValue)
+    #expect(Self.key(Download.image) != wrapped)
+    #expect(Self.agrees(Download.image, Wrapped(inner: .file)))
   }
 }
