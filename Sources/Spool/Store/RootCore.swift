@@ -208,11 +208,15 @@ where R.State: Sendable {
   func enqueueInline(_ action: Action) {
     // An observed store queues instead: its drain loop publishes once per batch, where a pass
     // per action would publish (and wake the observers) once per action.
-    if reducesOnCaller && !observers.isObserved {
+    //
+    // The hints lay the idle-store path out as one straight run of code, the other paths out
+    // of line: placed across more cache lines, its speed moved with where the linker put it
+    // (Profiles/README.md, "Code placement").
+    if _fastPath(reducesOnCaller && !observers.isObserved) {
       let backoff = cspool_lock_backoff_get()
-      if backoff == 0 {
-        if queue.tryLockConsumer() {
-          if reduceOnCaller(action) { return }
+      if _fastPath(backoff == 0) {
+        if _fastPath(queue.tryLockConsumer()) {
+          if _fastPath(reduceOnCaller(action)) { return }
         } else {
           // Contended: the holder (another producer or the drain loop) takes what is pushed.
           cspool_lock_backoff_set(Self.contendedPushes)
@@ -235,13 +239,14 @@ where R.State: Sendable {
   /// action instead, behind what is queued, so that each producer's order holds.
   @inlinable @inline(__always)
   func reduceOnCaller(_ action: Action) -> Bool {
-    if queue.isClosedHint {
+    if _slowPath(queue.isClosedHint) {
       queue.unlockConsumer()
       return false
     }
-    if DependencyValues.currentIsIdentical(
-      to: dependencies, key: dependenciesKey,
-      defaultIsIdentical: { defaultDependenciesAreIdentical })
+    if _fastPath(
+      DependencyValues.currentIsIdentical(
+        to: dependencies, key: dependenciesKey,
+        defaultIsIdentical: { defaultDependenciesAreIdentical }))
     {
       return passOnCaller(action)
     }
@@ -258,14 +263,14 @@ where R.State: Sendable {
   /// started), and the unlock wakes the drain loop to start them if no pass comes first.
   @inlinable @inline(__always)
   func passOnCaller(_ action: Action) -> Bool {
-    if queue.hasPending && !drainBeforeCaller() { return false }
+    if _slowPath(queue.hasPending) && !drainBeforeCaller() { return false }
     reduceCollecting(action, enqueuedAt: 0)
     // Round trips that never suspended: their effects pushed while this caller held the lock.
-    if queue.hasPending {
+    if _slowPath(queue.hasPending) {
       drainAfterCaller(bindingDependencies: false)
       return true
     }
-    if observers.isObserved { observers.publish(statePointer.pointee) }
+    if _slowPath(observers.isObserved) { observers.publish(statePointer.pointee) }
     if pendingRuns == nil && pendingReserved.isEmpty {
       queue.unlockConsumer()
     } else {
