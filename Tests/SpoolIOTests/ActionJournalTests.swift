@@ -240,5 +240,71 @@ extension SpoolIOTests {
         _ = try ActionJournal<Ledger.Action>.recording(to: "/nope/spool-journal")
       }
     }
+
+    /// `flush()` writes what was recorded without ending the journal: before it, nothing is
+    /// in the file (no interval, the buffer is far from full); after it, every action is, and
+    /// the journal reads as cut off until `finish` adds the end record.
+    @Test(arguments: allBackends)
+    func flushWritesWhatWasRecordedWithoutFinishing(
+      backend: IOBackend.Preference
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let path = directory.file("flushed")
+        let recorder = try ActionJournal<Ledger.Action>.recording(
+          to: path, configuration: JournalConfiguration(flushInterval: nil), engine: engine)
+        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+        let actions = (1...50).map { Ledger.Action.add($0) }
+        for action in actions { store.enqueue(action) }
+        await store.finish()
+        let journal = ActionJournal<Ledger.Action>(path: path, engine: engine)
+        await #expect(throws: JournalError.self) { try await journal.load() }
+
+        try await recorder.flush()
+        let flushed = try await journal.load()
+        #expect(flushed.actions == actions)
+        #expect(flushed.unverifiable != nil)
+
+        try await recorder.finish(finalState: await store.state)
+        let finished = try await journal.load()
+        #expect(finished.actions == actions)
+        #expect(finished.unverifiable == nil)
+      }
+    }
+
+    /// With a flush interval, recorded actions reach the file without `flush()` or `finish`:
+    /// what a killed process leaves behind.
+    @Test(arguments: allBackends)
+    func theFlushIntervalWritesWithoutBeingAsked(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let path = directory.file("interval")
+        let recorder = try ActionJournal<Ledger.Action>.recording(
+          to: path, configuration: JournalConfiguration(flushInterval: .milliseconds(5)),
+          engine: engine)
+        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+        let actions = (1...20).map { Ledger.Action.add($0) }
+        for action in actions { store.enqueue(action) }
+        await store.finish()
+        let journal = ActionJournal<Ledger.Action>(path: path, engine: engine)
+        // Waits for the condition, up to a generous bound for a loaded machine.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var loaded: [Ledger.Action] = []
+        while loaded != actions && ContinuousClock.now < deadline {
+          loaded = (try? await journal.load())?.actions ?? []
+          if loaded != actions { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(loaded == actions)
+        try await recorder.finish(finalState: await store.state)
+      }
+    }
+
+    @Test func theFlushIntervalIsAtLeastAMillisecond() {
+      #expect(JournalConfiguration().flushInterval == .milliseconds(100))
+      #expect(JournalConfiguration(flushInterval: .zero).flushInterval == .milliseconds(1))
+      #expect(JournalConfiguration(flushInterval: nil).flushInterval == nil)
+    }
   }
 }

@@ -1,4 +1,4 @@
-/// How a ``JournalRecorder`` sizes its files and its buffers.
+/// How a ``JournalRecorder`` sizes its files and its buffers, and how often it writes.
 ///
 /// A journal is at most `maxFiles` files of at most `maxFileBytes` each (the last may exceed
 /// it by its end record, under 40 bytes): when the last allowed file is full, the recorder
@@ -18,6 +18,10 @@ public struct JournalConfiguration: Sendable, Hashable {
   public var maxFiles: Int
   /// The size of each batch handed to SpoolIO in one append.
   public var bufferBytes: Int
+  /// How long a recorded action may wait in memory before it is written, when the buffer does
+  /// not fill first: what a process that is killed can lose. `nil`: only full buffers, an
+  /// explicit ``JournalRecorder/flush()`` and ``JournalRecorder/finish(finalState:)`` write.
+  public var flushInterval: Duration?
 
   /// Creates a configuration.
   ///
@@ -25,13 +29,19 @@ public struct JournalConfiguration: Sendable, Hashable {
   ///   - maxFileBytes: At least 4 KiB; 64 MiB by default.
   ///   - maxFiles: At least 1; 64 by default (so 4 GiB at most by default).
   ///   - bufferBytes: At least 4 KiB; 256 KiB by default.
+  ///   - flushInterval: 100 ms by default; at least 1 ms; `nil` to write full buffers only.
   ///
   /// ```swift
   /// let small = JournalConfiguration(maxFileBytes: 1 << 20, maxFiles: 4)
+  /// let everySecond = JournalConfiguration(flushInterval: .seconds(1))
   /// ```
-  public init(maxFileBytes: Int = 64 << 20, maxFiles: Int = 64, bufferBytes: Int = 256 << 10) {
+  public init(
+    maxFileBytes: Int = 64 << 20, maxFiles: Int = 64, bufferBytes: Int = 256 << 10,
+    flushInterval: Duration? = .milliseconds(100)
+  ) {
     self.maxFileBytes = max(maxFileBytes, 4_096)
     self.maxFiles = max(maxFiles, 1)
     self.bufferBytes = max(bufferBytes, 4_096)
+    self.flushInterval = flushInterval.map { max($0, .milliseconds(1)) }
   }
 }

@@ -16,9 +16,11 @@ import Synchronization
 /// replay reduces the same actions without running effects (see
 /// ``Spool/Reducer/discardingEffects()``).
 ///
-/// Records stay in memory until a 256 KiB chunk is full or ``finish(finalState:)`` is called:
-/// a recorder released without `finish` loses its last chunk, and its journal replays as cut
-/// off.
+/// Records wait in memory until a 256 KiB chunk is full, until
+/// ``JournalConfiguration/flushInterval`` (100 ms by default) has passed, or until ``flush()``
+/// or ``finish(finalState:)``: a process that is killed loses at most the actions of its last
+/// interval, and its journal replays to the last record written, as cut off. Written is not
+/// synced: a power loss can take more; ``finish(finalState:)`` syncs.
 ///
 /// To feed a `LatencyRecorder` (or any other instrumentation) too, pass it as `forwardingTo`,
 /// or combine both with SpoolMetrics' `CombinedInstrumentation`.
@@ -49,6 +51,9 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   private let writer: JournalWriter
   /// A concrete type (not generic in `Action`), so that locking it looks up no metadata.
   private let core: Mutex<JournalRecorderCore>
+  /// Flushes every ``JournalConfiguration/flushInterval``; ended by `finish` or `deinit`. It
+  /// holds the recorder weakly, so a recorder released without `finish` is not kept alive.
+  private let flusher = Mutex<Task<Void, Never>?>(nil)
 
   init(
     path: String, configuration: JournalConfiguration, engine: IOEngine,
@@ -61,6 +66,38 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
       JournalRecorderCore(
         for: Action.self, configuration: configuration, writer: writer,
         runID: UInt64.random(in: 1...UInt64.max)))
+    if let interval = configuration.flushInterval {
+      let task = Task.detached(priority: .utility) { [weak self] in
+        while !Task.isCancelled {
+          try? await Task.sleep(for: interval)
+          guard let self, !Task.isCancelled else { return }
+          self.core.withLock { $0.flush() }
+        }
+      }
+      flusher.withLock { $0 = task }
+    }
+  }
+
+  deinit {
+    flusher.withLock { $0?.cancel() }
+  }
+
+  /// Writes what was recorded so far, and waits until it is in the files (written, not
+  /// synced): a replay of the journal then reaches every action recorded before the call.
+  ///
+  /// The recorder does this by itself every ``JournalConfiguration/flushInterval``; call it
+  /// to choose the moment (before a risky step, at a checkpoint).
+  ///
+  /// - Throws: The first `IOError` of the writes.
+  ///
+  /// ```swift
+  /// store.enqueue(.checkout)
+  /// await store.finish()
+  /// try await journal.flush()  // `.checkout` is in the journal
+  /// ```
+  public func flush() async throws {
+    core.withLock { $0.flush() }
+    try await writer.waitUntilWritten()
   }
 
   /// `false` unless the instrumentation it forwards to times reduces: a journal keeps each
@@ -140,6 +177,7 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   }
 
   private func finish(checksum: UInt64?) async throws -> JournalSummary {
+    flusher.withLock { $0?.cancel() }
     let (recorded, dropped, failure, limited) = core.withLock { core in
       core.finish(stateChecksum: checksum)
       return (core.recorded, core.dropped, core.encodingFailure, core.stoppedAtLimit)

@@ -163,6 +163,13 @@ final class JournalRecorderCore {
     startFile(index: fileIndex + 1, baseTime: lastTime)
   }
 
+  /// Hands the chunk to the writer if it holds anything not handed over yet; a chunk is
+  /// written as it is, so the file ends after a whole record (a cut a replay accepts).
+  func flush() {
+    guard !isFinished, chunk.count > 0 else { return }
+    submitChunk(minimum: 0)
+  }
+
   /// Appends the end record and hands the last chunk to the writer. Later actions are dropped.
   func finish(stateChecksum: UInt64?) {
     guard !isFinished else { return }

@@ -95,6 +95,17 @@ final class JournalWriter: Sendable {
     }
   }
 
+  /// Waits until every chunk submitted so far is written (not synced).
+  ///
+  /// - Throws: The first write failure, if any.
+  func waitUntilWritten() async throws {
+    await withCheckedContinuation { continuation in
+      let waits = state.withLock { $0.waitUntilIdle(continuation) }
+      if !waits { continuation.resume() }
+    }
+    if let failure = state.withLock({ $0.failure }) { throw failure }
+  }
+
   /// Waits until every submitted chunk is written, then syncs and closes the last file.
   ///
   /// - Returns: The number of files written and their total bytes.
