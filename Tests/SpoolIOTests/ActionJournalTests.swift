@@ -72,6 +72,55 @@ extension SpoolIOTests {
       }
     }
 
+    /// `ActionJournal.replay` reads file after file (one in memory at a time) and reaches the
+    /// same verified state as a replay of the loaded contents.
+    @Test(arguments: allBackends)
+    func theStreamingReplayCrossesRotations(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let path = directory.file("streamed")
+        let actions = (0..<3_000).map { Ledger.Action.add($0) }
+        let configuration = JournalConfiguration(
+          maxFileBytes: 4_096, maxFiles: 100, bufferBytes: 4_096)
+        let (summary, state) = try await recordLedger(
+          actions, to: path, configuration: configuration, engine: engine)
+        #expect(summary.files > 3)
+        let store = replayStore()
+        let result = try await ActionJournal<Ledger.Action>(path: path, engine: engine)
+          .replay(into: store)
+        #expect(result.actions == 3_000)
+        #expect(result.files == summary.files)
+        #expect(await store.state == state)
+        #expect(result.verification == .verified(checksum: try StateChecksum.of(state)))
+      }
+    }
+
+    /// The streaming replay checks the whole journal before it enqueues anything: a corrupt
+    /// record in the last file leaves the store untouched.
+    @Test func aBadRecordInTheLastFileFailsBeforeAnyActionIsReplayed() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(.automatic) { engine in
+        let path = directory.file("late")
+        let actions = (0..<3_000).map { Ledger.Action.add($0) }
+        let configuration = JournalConfiguration(
+          maxFileBytes: 4_096, maxFiles: 100, bufferBytes: 4_096)
+        let (summary, _) = try await recordLedger(
+          actions, to: path, configuration: configuration, engine: engine)
+        let journal = ActionJournal<Ledger.Action>(path: path, engine: engine)
+        let last = journal.file(summary.files - 1)
+        var bytes = fileBytes(last)
+        // The last byte of the last action record (before the end record): inside its
+        // payload, so its CRC no longer matches (a flipped length would read as a cut).
+        bytes[bytes.count - endRecordSize(actions: 3_000, dropped: 0) - 1] ^= 0xFF
+        writeFileBytes(last, bytes)
+        let store = replayStore()
+        await #expect(throws: JournalError.self) { try await journal.replay(into: store) }
+        #expect(await store.state == Ledger.State())
+      }
+    }
+
     @Test func aNewRecordingRemovesTheFilesOfAnEarlierOne() async throws {
       let directory = TemporaryDirectory()
       defer { directory.remove() }
@@ -146,7 +195,9 @@ extension SpoolIOTests {
       }
     }
 
-    @Test func theReplayAtTheRecordedPaceWaitsOnTheClock() async throws {
+    /// Both replays, from loaded contents and streamed from the files, keep the pace.
+    @Test(arguments: [false, true])
+    func theReplayAtTheRecordedPaceWaitsOnTheClock(streaming: Bool) async throws {
       let directory = TemporaryDirectory()
       defer { directory.remove() }
       try await withEngine(.automatic) { engine in
@@ -169,6 +220,10 @@ extension SpoolIOTests {
         let finished = Mutex(false)
         let replay = Task {
           defer { finished.withLock { $0 = true } }
+          if streaming {
+            return try await ActionJournal<Ledger.Action>(path: path, engine: engine)
+              .replay(into: store, pace: .recorded(clock))
+          }
           return try await contents.replay(into: store, pace: .recorded(clock))
         }
         // The replay cannot end before the clock passed the last action's 30 ms.

@@ -104,6 +104,33 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   /// print(contents.actions.count, "actions in", contents.files, "files")
   /// ```
   public func load() async throws(JournalError) -> JournalContents<Action> {
+    var actions: [Action] = []
+    var times: [UInt64] = []
+    var contents: JournalContents<Action>
+    do {
+      contents = try await read { action, time in
+        actions.append(action)
+        times.append(time)
+      }
+    } catch let error as JournalError {
+      throw error
+    } catch {
+      preconditionFailure("Internal inconsistency: loading a journal threw \(error)")
+    }
+    contents.actions = actions
+    contents.enqueueTimes = times
+    return contents
+  }
+
+  /// Reads and checks every file of the journal, one file in memory at a time, and hands each
+  /// action with its enqueue time to `each`, in order, as its record is read.
+  ///
+  /// - Returns: What the journal says besides its actions (``JournalContents/actions`` and
+  ///   ``JournalContents/enqueueTimes`` left empty; `recordedActions` counts them).
+  /// - Throws: ``JournalError`` as ``load()`` does, or what `each` throws.
+  func read(
+    _ each: (Action, UInt64) async throws -> Void
+  ) async throws -> JournalContents<Action> {
     var contents = JournalContents<Action>(path: path)
     let expectedType = JournalFormat.typeName(Action.self)
     let expectedEncoding = JournalActionEncoding.of(Action.self)
@@ -191,19 +218,20 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
           }
           let signed = Int64(bitPattern: delta >> 1) ^ -Int64(bitPattern: delta & 1)
           time = time &+ UInt64(bitPattern: signed)
+          let action: Action
           do {
-            let action =
+            action =
               if let read {
                 try JournalRecordReader.read(read, from: bytes, in: start..<payload.endIndex)
               } else {
                 try JournalValueDecoder.decode(
                   Action.self, from: Array(bytes[start..<payload.endIndex]))
               }
-            contents.actions.append(action)
-            contents.enqueueTimes.append(time)
           } catch {
             throw parser.error(recordOffset, .undecodableAction("\(error)"))
           }
+          contents.recordedActions += 1
+          try await each(action, time)
         case .rotation:
           guard next == bytes.count else {
             throw parser.error(next, .corruptRecord("bytes after the rotation record"))
@@ -213,11 +241,11 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
           guard next == bytes.count else {
             throw parser.error(next, .corruptRecord("bytes after the end record"))
           }
-          guard actions == UInt64(contents.actions.count) else {
+          guard actions == UInt64(contents.recordedActions) else {
             throw parser.error(
               recordOffset,
               .corruptRecord(
-                "the end record counts \(actions) actions, the files hold \(contents.actions.count)"
+                "the end record counts \(actions) actions, the files hold \(contents.recordedActions)"
               ))
           }
           contents.endFile = file
@@ -240,12 +268,17 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
     }
   }
 
-  /// Reads the journal (``load()``) and replays it into `store` (see
-  /// ``JournalContents/replay(into:pace:)``).
+  /// Replays the journal into `store` as ``JournalContents/replay(into:pace:)`` does, reading
+  /// it from the files as it goes, so that memory holds one file, not the whole journal.
+  ///
+  /// The journal is read twice: first to check all of it (a bad record anywhere fails before
+  /// the store has seen one action), then to replay it. A journal that a recorder is still
+  /// writing may grow between the two; the replay then stops where the check did.
   ///
   /// - Throws: ``JournalError``: the journal could not be read, or the replayed state's
   ///   checksum is not the recorded one
-  ///   (``JournalError/Problem/stateMismatch(recorded:replayed:)``, naming both).
+  ///   (``JournalError/Problem/stateMismatch(recorded:replayed:)``, naming both);
+  ///   `CancellationError` when cancelled while pacing.
   ///
   /// ```swift
   /// let store = Store(initialState: Counter.State()) { Counter().discardingEffects() }
@@ -255,6 +288,51 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   public func replay<State: Codable & Sendable>(
     into store: Store<State, Action>, pace: JournalReplayPace = .fullSpeed
   ) async throws -> JournalReplayResult {
-    try await load().replay(into: store, pace: pace)
+    let checked = try await read { _, _ in }
+    let clock = ContinuousClock()
+    let start = clock.now
+    let replayed =
+      switch pace {
+      case .fullSpeed: try await replay(checked, into: store) { _ in }
+      case .recorded(let pacing): try await replayPaced(checked, into: store, clock: pacing)
+      }
+    await store.finish()
+    return try await checked.verify(store, actions: replayed, elapsed: clock.now - start)
+  }
+
+  /// Reads the journal again and enqueues its first `checked.recordedActions` actions into
+  /// `store`, each after `wait(itsEnqueueTime)`; returns how many it enqueued.
+  private func replay<State: Sendable>(
+    _ checked: JournalContents<Action>, into store: Store<State, Action>,
+    wait: (UInt64) async throws -> Void
+  ) async throws -> Int {
+    var enqueued = 0
+    _ = try await read { action, time in
+      guard enqueued < checked.recordedActions else { return }
+      try await wait(time)
+      store.enqueue(action)
+      enqueued += 1
+    }
+    return enqueued
+  }
+
+  private func replayPaced<State: Sendable, C: Clock<Duration>>(
+    _ checked: JournalContents<Action>, into store: Store<State, Action>, clock: C
+  ) async throws -> Int {
+    var first: UInt64?
+    var start = clock.now
+    return try await replay(checked, into: store) { time in
+      guard let base = first else {
+        first = time
+        start = clock.now
+        return
+      }
+      // Times are not monotonic across producers; an earlier time is due at once.
+      let offset = time >= base ? time - base : 0
+      let deadline = start.advanced(by: .nanoseconds(Int64(clamping: offset)))
+      if clock.now < deadline {
+        try await clock.sleep(until: deadline, tolerance: nil)
+      }
+    }
   }
 }

@@ -33,6 +33,9 @@ public struct JournalContents<Action: Codable & Sendable>: Sendable {
   /// The last file and the offset of its end record, named by a state mismatch.
   var endFile: String?
   var endOffset = 0
+  /// Action records read (``actions`` holds them after ``ActionJournal/load()``, not after a
+  /// streaming read).
+  var recordedActions = 0
 
   init(path: String) {
     self.path = path
@@ -71,9 +74,16 @@ public struct JournalContents<Action: Codable & Sendable>: Sendable {
       try await enqueuePaced(into: store, clock: pacing)
     }
     await store.finish()
-    let elapsed = clock.now - start
+    return try await verify(store, actions: actions.count, elapsed: clock.now - start)
+  }
+
+  /// The result of a replay of `actions` actions into `store`, which has finished: verified
+  /// when the journal has a state checksum and `store`'s state has it.
+  func verify<State: Codable & Sendable>(
+    _ store: Store<State, Action>, actions: Int, elapsed: Duration
+  ) async throws -> JournalReplayResult {
     var result = JournalReplayResult(
-      actions: actions.count, files: files, elapsed: elapsed,
+      actions: actions, files: files, elapsed: elapsed,
       verification: .unverified(unverifiable ?? JournalError(
         file: path, offset: 0, problem: .noStateChecksum("the journal has no end record"))))
     if let recorded = stateChecksum {
