@@ -42,11 +42,7 @@ extension SpoolIOTests {
       defer { directory.remove() }
       try await withEngine(backend) { engine in
         let path = directory.file("rotating")
-        let actions = (0..<3_000).map { Ledger.Action.add($0) }
-        let configuration = JournalConfiguration(
-          maxFileBytes: 4_096, maxFiles: 100, bufferBytes: 4_096)
-        let (summary, state) = try await recordLedger(
-          actions, to: path, configuration: configuration, engine: engine)
+        let (actions, summary, state) = try await recordRotatingLedger(to: path, engine: engine)
         #expect(summary.files > 3)
         #expect(summary.actions == 3_000)
         #expect(!summary.stoppedAtLimit)
@@ -80,11 +76,7 @@ extension SpoolIOTests {
       defer { directory.remove() }
       try await withEngine(backend) { engine in
         let path = directory.file("streamed")
-        let actions = (0..<3_000).map { Ledger.Action.add($0) }
-        let configuration = JournalConfiguration(
-          maxFileBytes: 4_096, maxFiles: 100, bufferBytes: 4_096)
-        let (summary, state) = try await recordLedger(
-          actions, to: path, configuration: configuration, engine: engine)
+        let (_, summary, state) = try await recordRotatingLedger(to: path, engine: engine)
         #expect(summary.files > 3)
         let store = replayStore()
         let result = try await ActionJournal<Ledger.Action>(path: path, engine: engine)
@@ -103,11 +95,7 @@ extension SpoolIOTests {
       defer { directory.remove() }
       try await withEngine(.automatic) { engine in
         let path = directory.file("late")
-        let actions = (0..<3_000).map { Ledger.Action.add($0) }
-        let configuration = JournalConfiguration(
-          maxFileBytes: 4_096, maxFiles: 100, bufferBytes: 4_096)
-        let (summary, _) = try await recordLedger(
-          actions, to: path, configuration: configuration, engine: engine)
+        let (_, summary, _) = try await recordRotatingLedger(to: path, engine: engine)
         let journal = ActionJournal<Ledger.Action>(path: path, engine: engine)
         let last = journal.file(summary.files - 1)
         var bytes = fileBytes(last)

@@ -78,7 +78,9 @@ struct EffectKey: Hashable, @unchecked Sendable {
   }
 
   /// `==` of two IDs of one type (the caller checked), opened from their existentials.
-  private static func equal(_ lhs: any Hashable & Sendable, _ rhs: any Hashable & Sendable) -> Bool {
+  private static func equal(
+    _ lhs: any Hashable & Sendable, _ rhs: any Hashable & Sendable
+  ) -> Bool {
     func open<ID: Hashable>(_ lhs: ID) -> Bool { (rhs as? ID) == lhs }
     return open(lhs)
   }

@@ -245,8 +245,8 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
             throw parser.error(
               recordOffset,
               .corruptRecord(
-                "the end record counts \(actions) actions, the files hold \(contents.recordedActions)"
-              ))
+                "the end record counts \(actions) actions,"
+                  + " the files hold \(contents.recordedActions)"))
           }
           contents.endFile = file
           contents.endOffset = recordOffset

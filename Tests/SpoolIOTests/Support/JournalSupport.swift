@@ -23,6 +23,17 @@ func recordLedger(
   return (summary, state)
 }
 
+/// Records 3,000 `.add` actions into 4 KiB files (about 19 of them), finished.
+func recordRotatingLedger(
+  to path: String, engine: IOEngine
+) async throws -> (actions: [Ledger.Action], summary: JournalSummary, state: Ledger.State) {
+  let actions = (0..<3_000).map { Ledger.Action.add($0) }
+  let configuration = JournalConfiguration(maxFileBytes: 4_096, maxFiles: 100, bufferBytes: 4_096)
+  let (summary, state) = try await recordLedger(
+    actions, to: path, configuration: configuration, engine: engine)
+  return (actions, summary, state)
+}
+
 /// A fresh store for replaying a `Ledger` journal: effects discarded.
 func replayStore() -> Store<Ledger.State, Ledger.Action> {
   Store(initialState: Ledger.State()) { Ledger().discardingEffects() }
