@@ -15,7 +15,8 @@ extension TaskLocal {
 
 /// The Swift runtime's task-local lookup, the exported entry point that `TaskLocal.get()`
 /// itself calls (`_taskLocalValueGet(key:)` in the standard library, with `key` the
-/// `TaskLocal` object's address, as `TaskLocal.key` spells it).
+/// `TaskLocal` object's address, as `TaskLocal.key` spells it). Package-visible for the
+/// `locked-class+task-local` baseline (SpoolWorkloads), which makes the same call.
 @usableFromInline
 @_silgen_name("swift_task_localValueGet")
-func spoolTaskLocalValue(_ key: UnsafeRawPointer) -> UnsafeRawPointer?
+package func spoolTaskLocalValue(_ key: UnsafeRawPointer) -> UnsafeRawPointer?

@@ -22,7 +22,7 @@ where R.State: Sendable {
   /// the caller's `DependencyValues` binding once per action, by a key it keeps, with no
   /// retain: the same runtime call as here).
   package func sendLookingUpTaskLocal(_ action: R.Action) {
-    _ = taskLocalLookup(UnsafeRawPointer(bitPattern: TaskLocalProbe.key).unsafelyUnwrapped)
+    _ = spoolTaskLocalValue(UnsafeRawPointer(bitPattern: TaskLocalProbe.key).unsafelyUnwrapped)
     state.withLock { _ = reducer.reduce(into: &$0, action: action) }
   }
 
@@ -41,8 +41,3 @@ enum TaskLocalProbe {
   static let key = UInt(
     bitPattern: unsafeBitCast(TaskLocalProbe.$value, to: UnsafeRawPointer.self))
 }
-
-/// The Swift runtime's task-local lookup, the entry point `TaskLocal.get()` calls
-/// (Spool's `spoolTaskLocalValue` is the same declaration).
-@_silgen_name("swift_task_localValueGet")
-private func taskLocalLookup(_ key: UnsafeRawPointer) -> UnsafeRawPointer?
