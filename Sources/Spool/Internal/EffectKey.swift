@@ -89,9 +89,9 @@ struct EffectKey: Hashable, @unchecked Sendable {
 /// Which ID types ``EffectKey`` treats as plain: no references, at most two words, and no
 /// custom `AnyHashable` representation (numbers have one).
 ///
-/// Whether a type has a custom representation is a dynamic cast of its metatype, which costs
-/// about what the `AnyHashable` would; the answer never changes, so it is asked once per type
-/// and remembered (a program has a handful of cancellation ID types; past ``capacity`` of them,
+/// Whether a type has a custom representation is a dynamic cast of its metatype (a
+/// conformance lookup in the runtime, the one `AnyHashable`'s initializer makes on every
+/// call); the answer never changes, so it is asked once per type and remembered (a program has a handful of cancellation ID types; past ``capacity`` of them,
 /// the rest are asked each time).
 enum PlainIDTypes {
   static let capacity = 64

@@ -273,7 +273,9 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   ///
   /// The journal is read twice: first to check all of it (a bad record anywhere fails before
   /// the store has seen one action), then to replay it. A journal that a recorder is still
-  /// writing may grow between the two; the replay then stops where the check did.
+  /// writing may grow between the two; the replay then stops where the check did. One that is
+  /// replaced or damaged between the two passes is caught only as it is read again: the
+  /// replay then fails partway, with the actions before the failure already enqueued.
   ///
   /// - Throws: ``JournalError``: the journal could not be read, or the replayed state's
   ///   checksum is not the recorded one
