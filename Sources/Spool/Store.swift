@@ -291,3 +291,11 @@ package struct StoreOptions<Action: Sendable>: Sendable {
     self.queueCapacity = queueCapacity
   }
 }
+
+extension Store {
+  /// Reduces what the store has queued now (a registry evicting the store does this before it
+  /// shuts the store down, so that no enqueued action is dropped).
+  func settleQueue() async {
+    await core.settle(isolation: core.isolation)
+  }
+}

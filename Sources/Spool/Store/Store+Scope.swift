@@ -66,6 +66,21 @@ final class ScopedCore<
 
   func makeStates() -> StoreStates<State> { parent.makeStates().map(toChildState) }
 
+  func trySendReading<Value>(_ action: Action, _ read: (State) -> Value) -> Value? {
+    parent.trySendReading(fromChildAction(action)) { read(toChildState($0)) }
+  }
+
+  func sendReading<Value>(
+    _ action: Action, _ read: (State) -> Value, isolation: isolated StoreIsolation
+  ) async -> Value {
+    await parent.sendReading(
+      fromChildAction(action), { read(toChildState($0)) }, isolation: isolation)
+  }
+
+  func settle(isolation: isolated StoreIsolation) async {
+    await parent.settle(isolation: isolation)
+  }
+
   func finish(isolation: isolated StoreIsolation) async {
     await parent.finish(isolation: isolation)
   }
