@@ -2,7 +2,11 @@ extension StoreRegistry {
   /// Whether eviction may take `slot` now: nobody holds it, and under
   /// ``StoreRegistryConfiguration/RunningEffectsPolicy/keepStore`` none of its effects runs.
   /// With the shard's lock held (holds are taken with it).
+  ///
+  /// Never once shutdown has begun: ``shutdown(deadline:)`` sets its flag and then collects
+  /// every shard's evictions with the shard's lock, so that none begins after it looked.
   func isEvictable(_ slot: Slot) -> Bool {
+    guard !shuttingDown.load(ordering: .sequentiallyConsistent) else { return false }
     guard slot.pins.load(ordering: .sequentiallyConsistent) == 0 else { return false }
     if configuration.runningEffects.keepsStoresWithEffects {
       return slot.store.runningEffectCount == 0
@@ -39,6 +43,9 @@ extension StoreRegistry {
 
   /// Evicts least recently used stores until at most `maximum` are live, looking in the shard
   /// `first` first, then in the others; stops when no store is evictable.
+  ///
+  /// - Complexity: O(n) in the number of entries of the shards it looks in, with each
+  ///   shard's lock held while it looks.
   func evictForBound(maximum: Int, startingAt first: Int) {
     var index = first
     var shardsWithoutVictim = 0

@@ -27,7 +27,12 @@ import Synchronization
 /// Eviction reduces what the store has queued, shuts it down (cancelling its effects), and
 /// then calls `onEvict` with the store's final state (to write a snapshot, say). Nothing wakes
 /// per store: one sweeper task per registry sleeps until the earliest time an idle store could
-/// expire, and does not exist while the registry holds no store.
+/// expire, and does not exist while the registry holds no store (or evicts none for
+/// idleness).
+///
+/// Shut the registry down before releasing it: the sweeper keeps it alive while it holds
+/// stores, and a registry released without ``shutdown(deadline:)`` releases its stores (which
+/// shuts them down) without calling `onEvict`.
 ///
 /// ```swift
 /// let carts = StoreRegistry<Cart.ID, Cart.State, Cart.Action>(
@@ -81,7 +86,8 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   ///     running effects. The default keeps every store until ``shutdown(deadline:)``.
   ///   - clock: The clock of idle eviction; a test passes a test clock to drive it.
   ///   - onEvict: Called with a store's ID and final state after the store was evicted or shut
-  ///     down (by eviction, or by ``shutdown(deadline:)``), before the ID can get a new store.
+  ///     down (by eviction, or by ``shutdown(deadline:)``), before the ID can get a new store:
+  ///     a request for that ID waits for it, so it must not ask the registry for that ID.
   ///   - onLiveStoresChange: Called with the number of live stores each time it changes (a
   ///     gauge); calls are serialized, and the last one has the current count. Keep it cheap,
   ///     and do not create or evict stores from it.

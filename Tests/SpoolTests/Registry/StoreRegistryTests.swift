@@ -309,6 +309,38 @@ struct StoreRegistryTests {
     #expect(harness.creationCount == creations)
   }
 
+  /// Shutdown comes while sends create and evict stores (a bound of one, two IDs): every send
+  /// either throws `shutDown` or was reduced, and the states saved count exactly those.
+  @Test func shutdownDuringCreationsAndEvictionsKeepsEverySuccessfulSend() async throws {
+    let harness = Harness(configuration: StoreRegistryConfiguration(maximumLiveStores: 1))
+    let registry = harness.registry
+    let started = Signals<Void>()
+    let succeeded = try await withThrowingTaskGroup(of: Int.self) { group in
+      for sender in 0..<4 {
+        group.addTask {
+          var count = 0
+          for index in 0..<2_000 {
+            if index == 100 { started.send(()) }
+            do {
+              try await registry.send(.add(1), to: sender % 2)
+              count += 1
+            } catch let error as StoreRegistryError {
+              #expect(error.code == .shutDown)
+              break
+            }
+          }
+          return count
+        }
+      }
+      await started.wait(for: 4)
+      await registry.shutdown(deadline: .now)
+      return try await group.reduce(0, +)
+    }
+    let saved = harness.database.value.values.reduce(0) { $0 + $1.count }
+    #expect(saved == succeeded)
+    #expect(registry.count == 0)
+  }
+
   @Test func shutdownCancelsEffectsAtTheDeadline() async throws {
     let harness = Harness()
     let registry = harness.registry
