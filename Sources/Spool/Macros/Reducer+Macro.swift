@@ -1,3 +1,5 @@
+import SpoolCore
+
 /// Makes a struct or an enum a ``Reducer``, as TCA's `@Reducer` macro does.
 ///
 /// On a struct, `@Reducer` adds the ``Reducer`` conformance, and `@CasePathable` and

@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 import Synchronization
 
 /// Runs Spool's I/O operations without blocking Swift's cooperative threads.
@@ -204,7 +204,7 @@ public final class IOEngine: Sendable {
   /// The serial executor to run a store on so that its reduce, its effects and their I/O share
   /// the ring's event-loop thread; `nil` on the thread backend.
   ///
-  /// A store on it (``Spool/Store/init(initialState:on:instrumentation:reducer:withDependencies:)``)
+  /// A store on it (``SpoolCore/Store/init(initialState:on:instrumentation:reducer:withDependencies:)``)
   /// reduces between two `io_uring_enter` calls of the loop, its effects start there and are
   /// resumed there by their completions, and their responses reach the store's queue without a
   /// thread hop. Each call returns a new executor (one per store) on the same thread; each keeps

@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 
 // The operators below take no child reducer: the child is a `CaseReducer` (an `@Reducer enum`),
 // which its state names, so each builds `StateReducer.body` and passes it to the operator of
@@ -12,7 +12,7 @@ extension Reducer {
   ///
   /// The same as ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)-4kx1d``
   /// given `{ DestinationState.StateReducer.body }`: the reducer is the ``CaseReducer`` that
-  /// ``CaseReducerState`` names, which ``Reducer()`` generates for an enum of reducers. The
+  /// ``CaseReducerState`` names, which `@Reducer` generates for an enum of reducers. The
   /// child runs on `.presented` actions while it is presented; `.dismiss` sets it to `nil`; its
   /// effects are cancelled when it is dismissed or replaced by another case.
   ///

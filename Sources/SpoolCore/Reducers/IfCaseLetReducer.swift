@@ -1,6 +1,6 @@
 import ConcurrencyExtras
 import CustomDump
-import CasePaths
+import CasePathsCore
 
 extension Reducer {
   /// Runs a child reducer on one case of enum state, while the state is in that case.
