@@ -3,8 +3,8 @@
 ///
 /// Its `State` and `Action` have a case per reducer, and its static ``body`` runs each case's
 /// reducer on that case. Because its `State` names the enum (``CaseReducerState``), the
-/// presentation ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2qd4h``, the
-/// optional-state ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2z4rb`` and the stack
+/// presentation ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-iryg``, the
+/// optional-state ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-1g5gu`` and the stack
 /// ``Reducer/forEach(_:action:fileID:filePath:line:column:)`` need no child reducer for it:
 /// they build ``body`` from the state's type, as in TCA.
 ///
