@@ -52,14 +52,6 @@ public final class IOEngine: Sendable {
   /// permitted (EPERM)`), or `nil`.
   public let fallbackReason: IOError?
 
-  /// The engine the live dependencies, ``IOFile``, ``TCPSocket`` and ``IOClock`` use by default.
-  ///
-  /// Created on first use with `.automatic` (so `SPOOL_IO_BACKEND=threads` forces the thread
-  /// pool) and never shut down.
-  ///
-  /// ```swift
-  /// print("Spool I/O runs on", IOEngine.shared.backend)
-  /// ```
   /// Whether ``warnOnce(_:)`` has written its line.
   private static let warned = Atomic<Bool>(false)
 
@@ -71,6 +63,14 @@ public final class IOEngine: Sendable {
     _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
   }
 
+  /// The engine the live dependencies, ``IOFile``, ``TCPSocket`` and ``IOClock`` use by default.
+  ///
+  /// Created on first use with `.automatic` (so `SPOOL_IO_BACKEND=threads` forces the thread
+  /// pool) and never shut down.
+  ///
+  /// ```swift
+  /// print("Spool I/O runs on", IOEngine.shared.backend)
+  /// ```
   public static let shared: IOEngine = {
     do {
       return try IOEngine(backend: .automatic)
