@@ -3,7 +3,7 @@ import ConcurrencyExtras
 import Synchronization
 import Testing
 
-@testable import Spool
+@testable import SpoolCore
 
 /// `StoreRegistry`: get-or-create, eviction (idle, bound, policy), holding a store against
 /// eviction, shutdown.
