@@ -62,7 +62,7 @@ import Testing
     }
     let elsewhere = try run(["bench", "counter", "--duration", "5s"])
     #expect(elsewhere.status == 64)
-    #expect(elsewhere.error.contains("--duration applies to soak only"))
+    #expect(elsewhere.error.contains("--duration applies to idle-stores, soak only"))
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
