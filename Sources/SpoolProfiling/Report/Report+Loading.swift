@@ -49,19 +49,56 @@ extension Report {
     } catch {
       throw fail(.malformedJSON(Self.describe(error)))
     }
-    guard let version = probe.schemaVersion else {
-      throw fail(.notAReport("no schemaVersion field"))
+    let version: Int
+    switch probe.schemaVersion {
+    case .missing: throw fail(.notAReport("no schemaVersion field"))
+    case .notAnInteger(let found):
+      throw fail(.notAReport("schemaVersion is \(found), not an integer"))
+    case .integer(let value): version = value
     }
     guard version == currentSchemaVersion else { throw fail(.unsupportedSchemaVersion(version)) }
+    let report: Report
     do {
-      return try decoder.decode(Report.self, from: data)
+      report = try decoder.decode(Report.self, from: data)
     } catch {
       throw fail(.notAReport(Self.describe(error)))
     }
+    if let problem = report.impossibleValue() { throw fail(.impossibleValue(problem)) }
+    return report
   }
 
+  /// The schema version alone, read before the rest so that a report of another version is
+  /// named as such; a version of the wrong type is named too, not taken for broken JSON.
   private struct SchemaProbe: Decodable {
-    var schemaVersion: Int?
+    enum Version {
+      case missing
+      case integer(Int)
+      /// What was there instead, in words (`a string ("1")`).
+      case notAnInteger(String)
+    }
+
+    var schemaVersion: Version
+
+    private enum CodingKeys: String, CodingKey { case schemaVersion }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      guard container.contains(.schemaVersion) else {
+        schemaVersion = .missing
+        return
+      }
+      if let value = try? container.decode(Int.self, forKey: .schemaVersion) {
+        schemaVersion = .integer(value)
+      } else if let text = try? container.decode(String.self, forKey: .schemaVersion) {
+        schemaVersion = .notAnInteger("a string (\"\(text.prefix(20))\")")
+      } else if let number = try? container.decode(Double.self, forKey: .schemaVersion) {
+        schemaVersion = .notAnInteger("\(number)")
+      } else if (try? container.decodeNil(forKey: .schemaVersion)) == true {
+        schemaVersion = .notAnInteger("null")
+      } else {
+        schemaVersion = .notAnInteger("neither a number nor a string")
+      }
+    }
   }
 
   private static func isBlank(_ byte: UInt8) -> Bool {
@@ -117,10 +154,12 @@ enum ReportFileReader {
     case S_IFDIR: throw fail(.isDirectory)
     default: throw fail(.notRegularFile)
     }
+    // A size of 0 is not trusted: files of /proc and /sys report 0 and have contents, which
+    // are then named for what they are (not JSON), not called empty.
     let size = Int(status.st_size)
-    guard size > 0 else { throw fail(.empty) }
     // Look at the first bytes before the size: garbage is reported as garbage, however large.
-    let head = try readUpTo(Swift.min(size, 4096), from: descriptor, path: path)
+    let head = try readUpTo(size > 0 ? Swift.min(size, 4096) : 4096, from: descriptor, path: path)
+    guard !head.isEmpty else { throw fail(.empty) }
     if let first = head.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }),
       first != UInt8(ascii: "{")
     {
