@@ -93,7 +93,7 @@ import Testing
     try Fixtures.report().write(to: base, format: .json)
     let json = String(decoding: Fixtures.report().rendered(as: .json), as: UTF8.self)
     let broken = try directory.write(
-      json.replacingOccurrences(of: #""durationSeconds":1"#, with: #""durationSeconds":-1"#),
+      json.replacingOccurrences(of: #""durationSeconds" : 1"#, with: #""durationSeconds" : -1"#),
       to: "negative.json")
     let report = try run(["report", broken])
     #expect(report.status == 1)

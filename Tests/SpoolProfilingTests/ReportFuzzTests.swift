@@ -48,9 +48,9 @@ struct ReportFuzzTests {
   }
 
   /// Every number of a valid report (one with a timeline too) made impossible in turn:
-  /// negative, too large for its type, infinite. Each must be rejected on one line that names
-  /// the field, never printed as if measured.
-  @Test(arguments: ["-1", "-0.5", "1e999", "-1e999", "18446744073709551616"])
+  /// negative, fractional where a whole number belongs, infinite. Each must be rejected on one
+  /// line that names the field, never printed as if measured.
+  @Test(arguments: ["-1", "-0.5", "1e999", "-1e999"])
   func everyImpossibleNumberIsRejectedNamingItsField(replacement: String) throws {
     let document = FuzzJSONParser.parse(Self.seedWithTimeline)
     var checked = 0

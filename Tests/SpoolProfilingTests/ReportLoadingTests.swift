@@ -122,7 +122,8 @@ import Testing
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let json = String(decoding: Fixtures.report().rendered(as: .json), as: UTF8.self)
-      .replacingOccurrences(of: #""actions":1000000"#, with: #""actions":99999999999999999999"#)
+      .replacingOccurrences(
+        of: #""actions" : 1000000"#, with: #""actions" : 99999999999999999999"#)
     #expect(json.contains("99999999999999999999"))
     let path = try directory.write(json, to: "huge-count.json")
     expectError(path, "workloads[0].actions")

@@ -61,6 +61,13 @@ extension Report {
     do {
       report = try decoder.decode(Report.self, from: data)
     } catch {
+      // The document parsed (the probe read it), so a failure without a field is a number
+      // that its field cannot hold, which the decoder does not name: find it.
+      if case .dataCorrupted(let context)? = error as? DecodingError, context.codingPath.isEmpty,
+        let problem = NumberFieldCheck.firstProblem(in: bytes)
+      {
+        throw fail(.impossibleValue(problem))
+      }
       throw fail(.notAReport(Self.describe(error)))
     }
     if let problem = report.impossibleValue() { throw fail(.impossibleValue(problem)) }
@@ -196,5 +203,109 @@ enum ReportFileReader {
       buffer.append(contentsOf: chunk[..<count])
     }
     return buffer
+  }
+}
+
+/// Finds the number of a report that its field cannot hold (negative, fractional or too large
+/// for an integer field; beyond a `Double`'s range for any), for the error the decoder gives
+/// without naming a field. Runs only on that failure path, over a document that parsed.
+enum NumberFieldCheck {
+  /// The report's `UInt64` fields, by key.
+  static let unsignedFields: Set<String> = [
+    "p50Nanoseconds", "p90Nanoseconds", "p99Nanoseconds", "p999Nanoseconds", "maxNanoseconds",
+    "nanoseconds", "startNanoseconds", "durationNanoseconds", "queueWaitP99Nanoseconds",
+    "reduceP99Nanoseconds",
+  ]
+  /// The report's `Int` fields, by key (all of them counts or sizes).
+  static let signedFields: Set<String> = [
+    "count", "actions", "peakRSSBytes", "started", "finished", "cancelled", "failed",
+    "residentBytes", "liveEffects", "cores", "allowedCores", "warmUpSamples", "windowSamples",
+  ]
+
+  private enum Frame {
+    case object(key: String?)
+    case array(index: Int)
+  }
+
+  /// `workloads[0].trace[1].startNanoseconds is -1; it must be a whole number from 0 to …`.
+  static func firstProblem(in bytes: [UInt8]) -> String? {
+    var stack: [Frame] = []
+    var expectsKey = false
+    var index = 0
+    func path() -> String {
+      var text = ""
+      for frame in stack {
+        switch frame {
+        case .object(let key?): text += text.isEmpty ? key : ".\(key)"
+        case .object(nil): break
+        case .array(let index): text += "[\(index)]"
+        }
+      }
+      return text
+    }
+    while index < bytes.count {
+      let byte = bytes[index]
+      switch byte {
+      case UInt8(ascii: "{"):
+        stack.append(.object(key: nil))
+        expectsKey = true
+        index += 1
+      case UInt8(ascii: "["):
+        stack.append(.array(index: 0))
+        index += 1
+      case UInt8(ascii: "}"), UInt8(ascii: "]"):
+        _ = stack.popLast()
+        index += 1
+      case UInt8(ascii: ","):
+        if case .array(let position)? = stack.last {
+          stack[stack.count - 1] = .array(index: position + 1)
+        } else {
+          expectsKey = true
+        }
+        index += 1
+      case UInt8(ascii: "\""):
+        var end = index + 1
+        while end < bytes.count && bytes[end] != UInt8(ascii: "\"") {
+          end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+        }
+        if expectsKey, case .object = stack.last {
+          let key = String(decoding: bytes[(index + 1)..<Swift.min(end, bytes.count)], as: UTF8.self)
+          stack[stack.count - 1] = .object(key: key)
+          expectsKey = false
+        }
+        index = end + 1
+      case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        var end = index
+        while end < bytes.count, "+-0123456789.eE".utf8.contains(bytes[end]) { end += 1 }
+        let token = String(decoding: bytes[index..<end], as: UTF8.self)
+        if case .object(let key?)? = stack.last, let problem = problem(token, key: key) {
+          return "\(path()) is \(token); \(problem)"
+        }
+        index = end
+      default:
+        index += 1
+      }
+    }
+    return nil
+  }
+
+  /// What is wrong with `token` as the value of `key`, or `nil`.
+  private static func problem(_ token: String, key: String) -> String? {
+    let value = Double(token) ?? .nan
+    let maximum: (Double, String)?
+    if unsignedFields.contains(key) {
+      maximum = (0x1p64, "\(UInt64.max)")
+    } else if signedFields.contains(key) {
+      maximum = (0x1p63, "\(Int.max)")
+    } else {
+      maximum = nil
+    }
+    guard let (limit, limitText) = maximum else {
+      return value.isFinite ? nil : "a measured figure must be finite"
+    }
+    guard value.isFinite, value >= 0, value < limit, value == value.rounded() else {
+      return "it must be a whole number from 0 to \(limitText)"
+    }
+    return nil
   }
 }
