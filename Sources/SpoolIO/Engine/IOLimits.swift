@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 
 /// The checks every length and offset passes at SpoolIO's public API, before it reaches a
 /// backend.

@@ -14,8 +14,8 @@
 /// `@unchecked Sendable` is safe because every mutable field has one owner at a time:
 /// `continuation` is written by the awaiting task before the hand-off and read by the backend
 /// after it (the backend's queue lock orders the two); `phase`, `cancelRequested`,
-/// `workerWakeFD` and `workerThread` are touched only by the backend (the ring thread, or under the thread pool's
-/// lock), as noted next to each.
+/// `workerWakeFD` and `workerThread` are touched only by the backend (the ring thread, or under
+/// the thread pool's lock), as noted next to each.
 final class IOOperation: @unchecked Sendable {
   enum Phase {
     /// Not yet seen by the backend.

@@ -269,7 +269,8 @@ enum NumberFieldCheck {
           end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
         }
         if expectsKey, case .object = stack.last {
-          let key = String(decoding: bytes[(index + 1)..<Swift.min(end, bytes.count)], as: UTF8.self)
+          let characters = bytes[(index + 1)..<Swift.min(end, bytes.count)]
+          let key = String(decoding: characters, as: UTF8.self)
           stack[stack.count - 1] = .object(key: key)
           expectsKey = false
         }
