@@ -40,7 +40,26 @@ extension Report {
     }
     guard let first = bytes.first(where: { !Self.isBlank($0) }) else { throw fail(.empty) }
     guard first == UInt8(ascii: "{") else { throw fail(.notJSON(firstByte: first)) }
-    let data = Data(bytes)
+    // The bytes themselves, not a copy (a report may be 64 MiB): `data` does not outlive the
+    // closure, and the decoded report copies what it keeps.
+    let decoded = bytes.withUnsafeBytes { raw in
+      let data = Data(
+        bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress!), count: raw.count,
+        deallocator: .none)
+      return Result { () throws(ReportFileError) -> Report in
+        try decode(data, bytes: raw, path: path)
+      }
+    }
+    return try decoded.get()
+  }
+
+  /// ``decode(_:path:)`` once the first byte is known to open an object.
+  private static func decode(
+    _ data: Data, bytes: UnsafeRawBufferPointer, path: String
+  ) throws(ReportFileError) -> Report {
+    func fail(_ problem: ReportFileError.Problem) -> ReportFileError {
+      ReportFileError(path: path, problem: problem)
+    }
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
     let probe: SchemaProbe
@@ -173,12 +192,12 @@ enum ReportFileReader {
       throw fail(.notJSON(firstByte: first))
     }
     guard size <= Report.maximumFileSize else { throw fail(.tooLarge(bytes: size)) }
-    // The file may grow between fstat and read; never read past the limit.
-    let rest = try readUpTo(Report.maximumFileSize + 1 - head.count, from: descriptor, path: path)
-    guard head.count + rest.count <= Report.maximumFileSize else {
-      throw fail(.tooLarge(bytes: head.count + rest.count))
-    }
-    let bytes = head + rest
+    // The file may grow between fstat and read; never read past the limit. Read into the one
+    // buffer (sized for the file), so that a large report is held once, not twice.
+    var bytes = head
+    bytes.reserveCapacity(Swift.max(size, head.count) + 1)
+    try readUpTo(Report.maximumFileSize + 1, into: &bytes, from: descriptor, path: path)
+    guard bytes.count <= Report.maximumFileSize else { throw fail(.tooLarge(bytes: bytes.count)) }
     guard !bytes.isEmpty else { throw fail(.empty) }
     return bytes
   }
@@ -188,6 +207,14 @@ enum ReportFileReader {
     _ limit: Int, from descriptor: Int32, path: String
   ) throws(ReportFileError) -> [UInt8] {
     var buffer: [UInt8] = []
+    try readUpTo(limit, into: &buffer, from: descriptor, path: path)
+    return buffer
+  }
+
+  /// Appends to `buffer` until it holds `limit` bytes or the file ends, retrying `EINTR`.
+  private static func readUpTo(
+    _ limit: Int, into buffer: inout [UInt8], from descriptor: Int32, path: String
+  ) throws(ReportFileError) {
     var chunk = [UInt8](repeating: 0, count: Swift.min(Swift.max(limit, 0), 1 << 20))
     while buffer.count < limit {
       let wanted = Swift.min(chunk.count, limit - buffer.count)
@@ -202,7 +229,6 @@ enum ReportFileReader {
       if count == 0 { break }
       buffer.append(contentsOf: chunk[..<count])
     }
-    return buffer
   }
 }
 
@@ -228,7 +254,7 @@ enum NumberFieldCheck {
   }
 
   /// `workloads[0].trace[1].startNanoseconds is -1; it must be a whole number from 0 to …`.
-  static func firstProblem(in bytes: [UInt8]) -> String? {
+  static func firstProblem(in bytes: UnsafeRawBufferPointer) -> String? {
     var stack: [Frame] = []
     var expectsKey = false
     var index = 0
@@ -270,7 +296,7 @@ enum NumberFieldCheck {
         }
         if expectsKey, case .object = stack.last {
           let characters = bytes[(index + 1)..<Swift.min(end, bytes.count)]
-          let key = String(decoding: characters, as: UTF8.self)
+          let key = String(decoding: UnsafeRawBufferPointer(rebasing: characters), as: UTF8.self)
           stack[stack.count - 1] = .object(key: key)
           expectsKey = false
         }

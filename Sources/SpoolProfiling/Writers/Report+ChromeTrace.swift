@@ -14,7 +14,16 @@ extension Report {
   /// report and the output is one event, not a list of every event and its encoded tree (a
   /// report at ``maximumFileSize`` would need several times its size for those).
   func chromeTraceBytes() -> [UInt8] {
-    var writer = ChromeTraceWriter()
+    // Room for the whole output up front (pages never written are never resident): growing
+    // by doubling would hold the old and the new buffer at once, one and a half outputs.
+    var estimate = 64
+    for workload in workloads {
+      estimate += workload.timeline.map { $0.samples.count * 512 } ?? 0
+      for interval in workload.trace {
+        estimate += 2 * (interval.name.utf8.count + interval.track.utf8.count + 128)
+      }
+    }
+    var writer = ChromeTraceWriter(capacity: estimate)
     let origin = workloads.compactMap { $0.trace.lazy.map(\.startNanoseconds).min() }.min() ?? 0
     var nextAsyncID = 1
     for (index, workload) in workloads.enumerated() {
@@ -82,13 +91,19 @@ extension Report {
 /// Writes a ``ChromeTrace`` event by event: the same JSON as encoding the whole value (keys
 /// sorted, `displayTimeUnit` before `traceEvents`), without holding every event at once.
 struct ChromeTraceWriter {
-  private var bytes: [UInt8] = Array(#"{"displayTimeUnit":"ns","traceEvents":["#.utf8)
+  private var bytes: [UInt8] = []
   private var isFirst = true
   private let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return encoder
   }()
+
+  /// A writer whose output has room for `capacity` bytes before it grows.
+  init(capacity: Int) {
+    bytes.reserveCapacity(capacity)
+    bytes.append(contentsOf: #"{"displayTimeUnit":"ns","traceEvents":["#.utf8)
+  }
 
   mutating func append(_ event: ChromeTraceEvent) {
     if !isFirst { bytes.append(UInt8(ascii: ",")) }
