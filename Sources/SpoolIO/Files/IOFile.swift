@@ -159,11 +159,11 @@ public final class IOFile: Sendable {
   /// ```swift
   /// let header = try await file.read(upTo: 512, at: 0)
   /// ```
-  public func read(upTo requested: Int, at offset: UInt64) async throws -> [UInt8] {
+  public func read(upTo count: Int, at offset: UInt64) async throws -> [UInt8] {
     try checkOpen("read")
-    try IOLimits.checkCount(requested, operation: "read", target: .descriptor(descriptor))
+    try IOLimits.checkCount(count, operation: "read", target: .descriptor(descriptor))
     try IOLimits.checkOffset(offset, operation: "read", target: .descriptor(descriptor))
-    let count = min(requested, IOLimits.maximumReadCount)
+    let count = min(count, IOLimits.maximumReadCount)
     var cached: [UInt8] = []
     if engine.readsCachedDataInline && !isDirect && offset != .max && count > 0
       && count <= Self.inlineReadLimit && !inlineReadsUnsupported.load(ordering: .relaxed)

@@ -148,10 +148,10 @@ public final class TCPSocket: Sendable {
   /// ```swift
   /// let request = try await connection.receive(upTo: 4096)
   /// ```
-  public func receive(upTo requested: Int) async throws -> [UInt8] {
+  public func receive(upTo count: Int) async throws -> [UInt8] {
     try checkOpen("recv")
-    try IOLimits.checkCount(requested, operation: "recv", target: .descriptor(descriptor))
-    let count = min(requested, IOLimits.maximumReadCount)
+    try IOLimits.checkCount(count, operation: "recv", target: .descriptor(descriptor))
+    let count = min(count, IOLimits.maximumReadCount)
     let buffer = IOBuffer(count: count)
     let received = try await engine.run(
       .receive(fd: descriptor, buffer: buffer, count: count), target: .descriptor(descriptor))
