@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "Spool", targets: ["Spool"]),
     .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
     .library(name: "SpoolIO", targets: ["SpoolIO"]),
+    .library(name: "SpoolJournal", targets: ["SpoolJournal"]),
     .library(name: "SpoolProfiling", targets: ["SpoolProfiling"]),
     .library(name: "SpoolWorkloads", targets: ["SpoolWorkloads"]),
     .library(name: "SpoolBench", targets: ["SpoolBench"]),
@@ -99,6 +100,12 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
+    // The action journal: records a store's actions to disk through SpoolIO's engine, and
+    // loads, verifies and replays them.
+    .target(
+      name: "SpoolJournal",
+      dependencies: ["Spool", "SpoolIO"]
+    ),
     // sched_getaffinity and pthread_setaffinity_np, for the cross-core round trip that reports
     // carry (SpoolProfiling's Environment/CrossCoreLatency.swift).
     .target(name: "CSpoolAffinity"),
@@ -118,9 +125,9 @@ let package = Package(
     .target(
       name: "SpoolBench",
       dependencies: [
-        // SpoolIO for `WorkloadDriver.replaying(_:pace:requiringVerification:)`, a journal
-        // replayed as a workload.
-        "Spool", "SpoolIO", "SpoolProfiling",
+        // SpoolJournal for `WorkloadDriver.replaying(_:pace:requiringVerification:)`, a
+        // journal replayed as a workload.
+        "Spool", "SpoolIO", "SpoolJournal", "SpoolProfiling",
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
@@ -128,7 +135,7 @@ let package = Package(
     .target(
       name: "SpoolWorkloads",
       dependencies: [
-        "Spool", "SpoolIO", "SpoolProfiling", "SpoolBench",
+        "Spool", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench",
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
@@ -145,7 +152,7 @@ let package = Package(
     .executableTarget(
       name: "spool",
       dependencies: [
-        "Spool", "SpoolIO", "SpoolProfiling", "SpoolBench", "SpoolWorkloads",
+        "Spool", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench", "SpoolWorkloads",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -169,20 +176,24 @@ let package = Package(
     .target(name: "CSpoolAllocationCounter", path: "Tests/CSpoolAllocationCounter"),
     .testTarget(
       name: "SpoolIOTests",
+      dependencies: ["Spool", "SpoolIO"]
+    ),
+    .testTarget(
+      name: "SpoolJournalTests",
       dependencies: [
-        "Spool", "SpoolIO", "CSpoolAllocationCounter",
+        "Spool", "SpoolIO", "SpoolJournal", "CSpoolAllocationCounter",
         // `TestClock`, for the journal's replay at the recorded pace.
         .product(name: "Clocks", package: "swift-clocks"),
       ]
     ),
     .testTarget(
       name: "SpoolWorkloadsTests",
-      dependencies: ["SpoolWorkloads", "SpoolBench", "SpoolIO", "SpoolProfiling"]
+      dependencies: ["SpoolWorkloads", "SpoolBench", "SpoolIO", "SpoolJournal", "SpoolProfiling"]
     ),
     .testTarget(
       name: "SpoolBenchTests",
       dependencies: [
-        "Spool", "SpoolBench", "SpoolIO", "SpoolProfiling",
+        "Spool", "SpoolBench", "SpoolIO", "SpoolJournal", "SpoolProfiling",
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),

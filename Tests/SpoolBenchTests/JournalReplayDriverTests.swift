@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolIO
+import SpoolJournal
 import Testing
 
 @testable import SpoolBench

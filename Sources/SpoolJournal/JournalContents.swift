@@ -1,4 +1,5 @@
 import Spool
+import SpoolIO
 
 /// A journal read into memory: its actions, their enqueue times, and what its end says.
 ///

@@ -1,9 +1,10 @@
 import CSpoolAllocationCounter
 import Spool
 @testable import SpoolIO
+@testable import SpoolJournal
 import Testing
 
-extension SpoolIOTests {
+extension SpoolJournalTests {
   /// The recorder's hot path allocates nothing per action beyond what the action's own
   /// `encode(to:)` does: counted (on this thread, by the counting `malloc` of the test
   /// executable), not timed.
@@ -66,7 +67,7 @@ extension SpoolIOTests {
   }
 }
 
-extension SpoolIOTests.JournalRecorderAllocationTests {
+extension SpoolJournalTests.JournalRecorderAllocationTests {
   /// The recording core itself (the encoding, the CRC, the copy into the chunk) allocates only
   /// what the encoding does.
   @Test func theRecordingCoreAllocatesOnlyWhatTheEncodingDoes() throws {
@@ -86,7 +87,7 @@ extension SpoolIOTests.JournalRecorderAllocationTests {
   }
 }
 
-extension SpoolIOTests.JournalRecorderAllocationTests {
+extension SpoolJournalTests.JournalRecorderAllocationTests {
   /// Recording an action that adopts `JournalCodable` allocates nothing at all: it writes
   /// itself into the recorder's reused buffer.
   @Test(arguments: [

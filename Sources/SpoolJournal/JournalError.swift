@@ -1,4 +1,5 @@
 import Spool
+import SpoolIO
 
 /// Why a journal could not be read or replayed: what was wrong, in which file, at which byte.
 ///

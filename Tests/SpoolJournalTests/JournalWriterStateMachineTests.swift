@@ -1,7 +1,8 @@
 @testable import SpoolIO
+@testable import SpoolJournal
 import Testing
 
-extension SpoolIOTests {
+extension SpoolJournalTests {
   /// The queue between the recorder and its writer, without I/O: one drainer, order kept,
   /// nothing written after a failure, waiters resumed only when idle.
   @Suite struct JournalWriterStateMachineTests {

@@ -1,4 +1,5 @@
 import Spool
+import SpoolIO
 import Synchronization
 
 /// Records every action a store reduces, with its enqueue time, to a journal on disk.
@@ -40,7 +41,7 @@ import Synchronization
 ///   uncontended lock, a CRC over the record, one clock read and one copy: about 31 ns per
 ///   action on the 2-core machine Spool is measured on (`spool bench journal`). A
 ///   `Codable`-only action costs about 400 ns more, most of it `Codable`'s own machinery, and
-///   allocates a box per keyed container. The SpoolIO article "Recording and replaying
+///   allocates a box per keyed container. The SpoolJournal article "Recording and replaying
 ///   actions" has the figures, the machine and how to rerun them.
 public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumentation {
   /// The journal's path, without the `.N.journal` suffix of its files.
@@ -149,7 +150,7 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   /// afterwards are not recorded (they count as dropped). A second call does nothing more.
   ///
   /// - Parameter finalState: The store's state at the end of the run. Its checksum is that of
-  ///   its binary encoding with keyed containers in key order (see the SpoolIO article).
+  ///   its binary encoding with keyed containers in key order (see the SpoolJournal article).
   /// - Returns: What was written.
   /// - Throws: The first `IOError` of the writes (the journal then ends early), or the
   ///   `EncodingError` of `finalState`.

@@ -3,9 +3,10 @@
 #endif
 import Spool
 @testable import SpoolIO
+@testable import SpoolJournal
 import Testing
 
-extension SpoolIOTests {
+extension SpoolJournalTests {
   /// Every kind of bad journal ends with a one-line error naming the file and the byte; a
   /// journal cut off mid-record replays up to its last whole record and says it could not
   /// verify the final state.

@@ -3,6 +3,7 @@
 #endif
 import Spool
 @testable import SpoolIO
+@testable import SpoolJournal
 
 /// Runs a fresh `Ledger` store that records to a journal at `path`, enqueues `actions`,
 /// waits for it, and finishes the journal with its final state.

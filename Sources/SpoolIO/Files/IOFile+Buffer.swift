@@ -8,7 +8,7 @@ import Spool
 extension IOFile {
   /// Appends the first `count` bytes of `buffer` at the end of the file, with no copy: the
   /// operation holds `buffer` until its completion, as every write does.
-  func append(_ buffer: IOBuffer, count: Int) async throws {
+  package func append(_ buffer: IOBuffer, count: Int) async throws {
     var written = 0
     while written < count {
       let taken = try await engine.run(

@@ -1,4 +1,5 @@
 import Spool
+import SpoolIO
 import Synchronization
 
 /// Writes a recorder's chunks to the journal's files, in order, on one task at a time.

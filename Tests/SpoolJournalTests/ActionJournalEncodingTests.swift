@@ -1,8 +1,9 @@
 import Spool
 @testable import SpoolIO
+@testable import SpoolJournal
 import Testing
 
-extension SpoolIOTests {
+extension SpoolJournalTests {
   /// A journal of a `JournalCodable` action is written in its compact encoding, says so in its
   /// header, replays, and is read only with the encoding and layout it was written with.
   @Suite struct ActionJournalEncodingTests {

@@ -4,6 +4,7 @@
   import Musl
 #endif
 import Spool
+import SpoolIO
 
 /// A journal of a store's actions on disk: record one with
 /// ``recording(to:configuration:engine:forwardingTo:)``, read it with ``load()``, replay it
@@ -12,7 +13,7 @@ import Spool
 /// A journal at `path` is the files `path.0.journal`, `path.1.journal`, … (rotated by size),
 /// each starting with a header that names the action type, followed by length-prefixed,
 /// CRC-checked records of the actions with their enqueue times, and, in the last file, an
-/// end record with the checksum of the store's final state. The SpoolIO article "Recording and
+/// end record with the checksum of the store's final state. The SpoolJournal article "Recording and
 /// replaying actions" describes the format.
 ///
 /// The store is an actor, and a journal records what it reduced, in order: the replay enqueues
