@@ -67,7 +67,9 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   ///   - configuration: File size, file count and buffer size.
   ///   - engine: The engine that writes the files.
   ///   - next: An instrumentation every call is forwarded to, such as a `LatencyRecorder`.
-  /// - Throws: ``JournalError`` with an `IOError` when the folder is missing or not writable.
+  /// - Throws: ``JournalError`` with an `IOError` when the folder is missing or not writable,
+  ///   or ``JournalError/Problem/notARegularFile(_:)`` when `path.0.journal` exists and is not
+  ///   a regular file (a device, a FIFO, a socket, a directory).
   ///
   /// ```swift
   /// let latency = LatencyRecorder<Counter.Action>()
@@ -87,6 +89,10 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
       throw JournalError(
         file: JournalFormat.filePath(path, index: 0), offset: 0, problem: .io(problem))
     }
+    let first = JournalFormat.filePath(path, index: 0)
+    if let kind = JournalFileReading.nonRegularKind(at: first) {
+      throw JournalError(file: first, offset: 0, problem: .notARegularFile(kind))
+    }
     return JournalRecorder(path: path, configuration: configuration, engine: engine, next: next)
   }
 
@@ -96,9 +102,10 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   /// error: the contents hold every whole record before the cut, and
   /// ``JournalContents/unverifiable`` says where it was.
   ///
-  /// - Throws: ``JournalError`` naming the file and byte offset: a missing first file, an
-  ///   empty or foreign file, another version or action type, a corrupt header or record, an
-  ///   action that does not decode.
+  /// - Throws: ``JournalError`` naming the file and byte offset: a missing first file, a
+  ///   path that is not a regular file (checked before anything is read, so a device or a FIFO
+  ///   never blocks the engine), an empty or foreign file, another version or action type, a
+  ///   corrupt header or record, an action that does not decode.
   ///
   /// ```swift
   /// let contents = try await journal.load()
@@ -143,7 +150,9 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
       let file = self.file(index)
       let bytes: [UInt8]
       do {
-        bytes = try await FileOperations.readFile(file, engine: engine)
+        bytes = try await JournalFileReading.read(file, engine: engine)
+      } catch let error as JournalError {
+        throw error
       } catch let error as IOError {
         if index > 0 && error.errno == ENOENT {
           contents.unverifiable = JournalError(

@@ -4,7 +4,7 @@ import SpoolIO
 /// Why a journal could not be read or replayed: what was wrong, in which file, at which byte.
 ///
 /// Its description is one line, e.g.
-/// `journal /var/tmp/counter.0.journal, byte 8: version 7, this Spool reads version 2`.
+/// `journal /var/tmp/counter.0.journal, byte 8: version 7, this Spool reads version 3`.
 ///
 /// ```swift
 /// do {
@@ -20,6 +20,9 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case empty
     /// The file does not start with a journal's magic bytes.
     case notAJournal
+    /// The path names something other than a regular file (a character device, a FIFO, a
+    /// socket, a directory): nothing is read from it or written to it.
+    case notARegularFile(String)
     /// A journal of another format version.
     case unsupportedVersion(found: UInt16, supported: UInt16)
     /// A journal of another action type.
@@ -75,6 +78,7 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     switch problem {
     case .empty: "the file is empty"
     case .notAJournal: "not a Spool journal (no SPOOLJNL magic)"
+    case .notARegularFile(let kind): "not a regular file: \(kind)"
     case .unsupportedVersion(let found, let supported):
       "version \(found), this Spool reads version \(supported)"
     case .actionTypeMismatch(let recorded, let expected):

@@ -18,8 +18,9 @@ import Synchronization
 /// ``Spool/Reducer/discardingEffects()``).
 ///
 /// Records wait in memory until a 256 KiB chunk is full, until
-/// ``JournalConfiguration/flushInterval`` (100 ms by default) has passed, or until ``flush()``
-/// or ``finish(finalState:)``: a process that is killed loses at most the actions of its last
+/// ``JournalConfiguration/flushInterval`` (100 ms by default) has passed since the first of
+/// them, or until ``flush()`` or ``finish(finalState:)``; a recorder with nothing to write
+/// sleeps without a timer: a process that is killed loses at most the actions of its last
 /// interval, and its journal replays to the last record written, as cut off. Written is not
 /// synced: a power loss can take more; ``finish(finalState:)`` syncs.
 ///
@@ -51,9 +52,11 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   private let writer: JournalWriter
   /// A concrete type (not generic in `Action`), so that locking it looks up no metadata.
   private let core: Mutex<JournalRecorderCore>
-  /// Flushes every ``JournalConfiguration/flushInterval``; ended by `finish` or `deinit`. It
-  /// holds the recorder weakly, so a recorder released without `finish` is not kept alive.
-  private let flusher = Mutex<Task<Void, Never>?>(nil)
+  /// Flushes one ``JournalConfiguration/flushInterval`` after a record arrives in an empty
+  /// buffer, and sleeps without a timer while nothing is recorded; stopped by `finish` or
+  /// `deinit`. Its flush holds the recorder weakly, so a recorder released without `finish` is
+  /// not kept alive.
+  private let schedule: JournalFlushSchedule?
 
   init(
     path: String, configuration: JournalConfiguration, engine: IOEngine,
@@ -66,20 +69,16 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
       JournalRecorderCore(
         for: Action.self, configuration: configuration, writer: writer,
         runID: UInt64.random(in: 1...UInt64.max)))
-    if let interval = configuration.flushInterval {
-      let task = Task.detached(priority: .utility) { [weak self] in
-        while !Task.isCancelled {
-          try? await Task.sleep(for: interval)
-          guard let self, !Task.isCancelled else { return }
-          self.core.withLock { $0.flush() }
-        }
-      }
-      flusher.withLock { $0 = task }
+    schedule = configuration.flushInterval.map { JournalFlushSchedule(interval: $0) }
+    schedule?.start { [weak self] in
+      guard let self else { return false }
+      self.core.withLock { $0.flush() }
+      return true
     }
   }
 
   deinit {
-    flusher.withLock { $0?.cancel() }
+    schedule?.stop()
   }
 
   /// Writes what was recorded so far, and waits until it is in the files (written, not
@@ -119,7 +118,8 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   ) {
     // Budget: no allocation for a JournalCodable action, none beyond `encode(to:)` for a
     // Codable one (JournalRecorderAllocationTests).
-    core.withLock { $0.record(action, enqueuedAt: enqueuedAt) }
+    let first = core.withLock { $0.record(action, enqueuedAt: enqueuedAt) }
+    if first { schedule?.signal() }
     next?.actionReduced(action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
   }
 
@@ -177,7 +177,7 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   }
 
   private func finish(checksum: UInt64?) async throws -> JournalSummary {
-    flusher.withLock { $0?.cancel() }
+    schedule?.stop()
     let (recorded, dropped, failure, limited) = core.withLock { core in
       core.finish(stateChecksum: checksum)
       return (core.recorded, core.dropped, core.encodingFailure, core.stoppedAtLimit)

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 import Spool
 import SpoolIO
 import Synchronization
@@ -15,6 +20,8 @@ final class JournalWriter: Sendable {
     var index = -1
     var filesOpened = 0
     var bytesWritten = 0
+    /// Bytes written to the open file.
+    var fileBytes = 0
   }
 
   let path: String
@@ -68,17 +75,35 @@ final class JournalWriter: Sendable {
         try await file.close()
       }
       let path = JournalFormat.filePath(self.path, index: chunk.fileIndex)
-      cursor.file = try await IOFile.open(
-        path, options: [.write, .create, .truncate], on: engine)
+      try await requireRegularOrMissing(path)
+      let file = try await IOFile.open(path, options: [.write, .create, .truncate], on: engine)
+      cursor.file = file
+      // The path may have been replaced between the check and the open.
+      try JournalFileReading.requireRegular(try await file.status().kind, path: path)
       cursor.index = chunk.fileIndex
+      cursor.fileBytes = 0
       cursor.filesOpened += 1
       if chunk.fileIndex == 0 { await removeStaleFiles() }
     }
     guard let file = cursor.file else {
       preconditionFailure("Internal inconsistency: a journal chunk without an open file")
     }
-    try await file.append(chunk.buffer, count: chunk.count)
+    // Where the file ends: what was written to it so far (files are written from empty).
+    try await file.write(chunk.buffer, count: chunk.count, at: UInt64(cursor.fileBytes))
+    cursor.fileBytes += chunk.count
     cursor.bytesWritten += chunk.count
+  }
+
+  /// Throws ``JournalError/Problem/notARegularFile(_:)`` when something other than a regular
+  /// file is at `path`: opening a FIFO to write would wait for a reader, on the engine.
+  private func requireRegularOrMissing(_ path: String) async throws {
+    let status: FileStatus
+    do {
+      status = try await FileOperations.status(path, engine: engine)
+    } catch let error as IOError where error.errno == ENOENT {
+      return
+    }
+    try JournalFileReading.requireRegular(status.kind, path: path)
   }
 
   /// Removes `path.1.journal`, `path.2.journal`, … left by an earlier run, up to the first that
@@ -121,7 +146,11 @@ final class JournalWriter: Sendable {
       return value
     }
     let (failure, dropped) = state.withLock { ($0.failure, $0.droppedBytes) }
-    if let failure { throw failure }
+    if let failure {
+      // The file is closed whatever the failure; it ends after the bytes the disk took.
+      try? await current.file?.close()
+      throw failure
+    }
     if let file = current.file {
       try await file.sync()
       try await file.close()
