@@ -22,7 +22,8 @@ import Synchronization
 /// them, or until ``flush()`` or ``finish(finalState:)``; a recorder with nothing to write
 /// sleeps without a timer: a process that is killed loses at most the actions of its last
 /// interval, and its journal replays to the last record written, as cut off. Written is not
-/// synced: a power loss can take more; ``finish(finalState:)`` syncs.
+/// synced: a power loss can take more; ``waitUntilDurable()`` and ``finish(finalState:)``
+/// sync. To acknowledge an action only once it is on disk, wait for ``waitUntilDurable()``.
 ///
 /// To feed a `LatencyRecorder` (or any other instrumentation) too, pass it as `forwardingTo`,
 /// or combine both with SpoolMetrics' `CombinedInstrumentation`.
@@ -97,6 +98,34 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   public func flush() async throws {
     core.withLock { $0.flush() }
     try await writer.waitUntilWritten()
+  }
+
+  /// Waits until every action recorded before the call is durable: written to the journal
+  /// and synced to the storage device (`fdatasync`, through io_uring where it runs, or a
+  /// blocking call on the thread fallback), so that neither a killed process nor a power loss
+  /// can take it.
+  ///
+  /// Call it before acknowledging an action to a client. Calls that overlap share one sync
+  /// (group commit): a sync starts when the writer has nothing left to write, and covers every
+  /// waiter present then; waiters that arrive during it share the next one. A store's
+  /// `send` returns once the action is reduced, and so recorded, so waiting after it covers the
+  /// action and everything reduced before it.
+  ///
+  /// - Throws: The first `IOError` of the writes or syncs (a full disk: `ENOSPC`); the actions
+  ///   are then not reported durable, though those before the failure may be on disk.
+  ///   `CancellationError` when the task is cancelled first.
+  ///
+  /// ```swift
+  /// await store.send(.add(item))
+  /// try await journal.waitUntilDurable()
+  /// return .ok  // the add survives a crash from here on
+  /// ```
+  public func waitUntilDurable() async throws {
+    let through = core.withLock { core in
+      core.flush()
+      return writer.submittedChunks
+    }
+    try await writer.waitUntilDurable(through: through)
   }
 
   /// `false` unless the instrumentation it forwards to times reduces: a journal keeps each

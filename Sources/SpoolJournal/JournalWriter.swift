@@ -30,6 +30,7 @@ final class JournalWriter: Sendable {
   // touched only by the drainer while it runs (the state machine allows one), and by `finish`
   // after the drainer stopped; the mutex orders the hand-overs
   private let cursor = Mutex(Cursor())
+  private let nextWaiterID = Atomic<UInt64>(0)
 
   init(path: String, engine: IOEngine) {
     self.path = path
@@ -61,6 +62,15 @@ final class JournalWriter: Sendable {
         let done = cursor
         self.cursor.withLock { $0 = done }
         state.withLock { $0.written(chunk, error: failure) }
+      case .sync(let through):
+        var failure: (any Error)?
+        do {
+          try await cursor.file?.syncData()
+        } catch {
+          failure = error
+        }
+        let ready = state.withLock { $0.synced(through: through, error: failure) }
+        for waiter in ready { waiter.resume() }
       case .stop(let waiters):
         for waiter in waiters { waiter.resume() }
         return
@@ -72,6 +82,13 @@ final class JournalWriter: Sendable {
     if chunk.fileIndex != cursor.index {
       if let file = cursor.file {
         cursor.file = nil
+        // Synced before it is closed: a later sync of the next file does not cover it.
+        do {
+          try await file.syncData()
+        } catch {
+          try? await file.close()
+          throw error
+        }
         try await file.close()
       }
       let path = JournalFormat.filePath(self.path, index: chunk.fileIndex)
@@ -84,6 +101,7 @@ final class JournalWriter: Sendable {
       cursor.fileBytes = 0
       cursor.filesOpened += 1
       if chunk.fileIndex == 0 { await removeStaleFiles() }
+      try await syncFolder()
     }
     guard let file = cursor.file else {
       preconditionFailure("Internal inconsistency: a journal chunk without an open file")
@@ -92,6 +110,20 @@ final class JournalWriter: Sendable {
     try await file.write(chunk.buffer, count: chunk.count, at: UInt64(cursor.fileBytes))
     cursor.fileBytes += chunk.count
     cursor.bytesWritten += chunk.count
+  }
+
+  /// Syncs the journal's folder, so that a file it just created survives a power loss: syncing
+  /// a file's data does not sync its name.
+  private func syncFolder() async throws {
+    let folder = try await IOFile.open(
+      FileOperations.directoryName(of: path), options: [.read, .directory], on: engine)
+    do {
+      try await folder.sync()
+      try await folder.close()
+    } catch {
+      try? await folder.close()
+      throw error
+    }
   }
 
   /// Throws ``JournalError/Problem/notARegularFile(_:)`` when something other than a regular
@@ -119,6 +151,37 @@ final class JournalWriter: Sendable {
       }
       index += 1
     }
+  }
+
+  /// The number of chunks submitted so far: what a durable waiter waits for.
+  var submittedChunks: Int { state.withLock { $0.submitted } }
+
+  /// Waits until the first `through` chunks submitted are written and synced (`fdatasync`),
+  /// sharing the sync with every waiter present when it starts (group commit).
+  ///
+  /// - Throws: The first write or sync failure; `CancellationError` when the task is
+  ///   cancelled before its chunks are synced.
+  func waitUntilDurable(through: Int) async throws {
+    let id = nextWaiterID.add(1, ordering: .relaxed).newValue
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        if Task.isCancelled {
+          continuation.resume()
+          return
+        }
+        switch state.withLock({ $0.waitUntilDurable(through: through, id: id, continuation) }) {
+        case .ready: continuation.resume()
+        case .wait: break
+        case .waitAndStartDrainer: Task { await self.drain() }
+        }
+      }
+    } onCancel: {
+      state.withLock { $0.cancelDurable(id: id) }?.resume()
+    }
+    let (synced, failure) = state.withLock { ($0.synced, $0.failure) }
+    if synced >= through { return }
+    if let failure { throw failure }
+    throw CancellationError()
   }
 
   /// Waits until every chunk submitted so far is written (not synced).

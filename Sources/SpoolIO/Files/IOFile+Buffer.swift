@@ -27,4 +27,11 @@ extension IOFile {
       written += taken
     }
   }
+
+  /// Flushes the file's data, and the metadata needed to read it back (its size), to the
+  /// storage device: `fdatasync`, on io_uring `IORING_OP_FSYNC` with `IORING_FSYNC_DATASYNC`.
+  /// The file must be open.
+  package func syncData() async throws {
+    _ = try await engine.run(.fdatasync(fd: descriptor), target: .path(path))
+  }
 }

@@ -45,6 +45,8 @@ struct BlockingExecutor {
       }
     case .fsync(let fd):
       return result(syscalls.call("fsync") { fsync(fd) })
+    case .fdatasync(let fd):
+      return result(syscalls.call("fdatasync") { fdatasync(fd) })
     case .stat(let fd, let path, let statx):
       return syscalls.uring("stat") { cspool_statx_blocking(fd, path.cString, statx.pointer) }
     case .rename(let from, let to):
