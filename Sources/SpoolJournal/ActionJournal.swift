@@ -68,7 +68,7 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   ///   - engine: The engine that writes the files.
   ///   - next: An instrumentation every call is forwarded to, such as a `LatencyRecorder`.
   /// - Throws: ``JournalError`` with an `IOError` when the folder is missing or not writable,
-  ///   or ``JournalError/Problem/notARegularFile(_:)`` when `path.0.journal` exists and is not
+  ///   or ``JournalError/Code/notARegularFile`` when `path.0.journal` exists and is not
   ///   a regular file (a device, a FIFO, a socket, a directory).
   ///
   /// ```swift
@@ -289,7 +289,7 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   ///
   /// - Throws: ``JournalError``: the journal could not be read, or the replayed state's
   ///   checksum is not the recorded one
-  ///   (``JournalError/Problem/stateMismatch(recorded:replayed:)``, naming both);
+  ///   (``JournalError/Code/stateMismatch``, naming both);
   ///   `CancellationError` when cancelled while pacing.
   ///
   /// ```swift

@@ -88,11 +88,11 @@ struct JournalFileParser {
 
   /// The record at `offset`, and the offset after it; `nil` at the end of the file.
   ///
-  /// A record cut off by the end of the file is ``JournalError/Problem/cutOff(_:)``: what a
+  /// A record cut off by the end of the file is ``JournalError/Code/cutOff``: what a
   /// write that failed partway (a full disk, a killed process) leaves, since a short write
   /// keeps a prefix of its bytes. A header whose bytes are all there but do not match its own
   /// checksum, and a whole record that does not match its payload's, are
-  /// ``JournalError/Problem/corruptRecord(_:)``: a damaged length never passes for a cut.
+  /// ``JournalError/Code/corruptRecord``: a damaged length never passes for a cut.
   func record(at offset: Int) throws(JournalError) -> (Record, next: Int)? {
     if offset == bytes.count { return nil }
     let checked = JournalFormat.recordHeaderChecked

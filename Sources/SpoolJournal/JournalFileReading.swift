@@ -42,7 +42,7 @@ enum JournalFileReading {
     }
   }
 
-  /// Throws ``JournalError/Problem/notARegularFile(_:)`` unless `kind` is `.regular`.
+  /// Throws ``JournalError/Code/notARegularFile`` unless `kind` is `.regular`.
   static func requireRegular(_ kind: FileStatus.Kind, path: String) throws(JournalError) {
     guard kind != .regular else { return }
     throw JournalError(file: path, offset: 0, problem: .notARegularFile(describe(kind)))

@@ -20,7 +20,7 @@ enum JournalFormat {
   /// The version this code writes and reads. Version 3 gave each record header a checksum of
   /// its own, so that a damaged length is told apart from a cut; version 2 added the action
   /// encoding to the header. Files of other versions are not read: loading one fails with
-  /// ``JournalError/Problem/unsupportedVersion(found:supported:)``, naming both.
+  /// ``JournalError/Code/unsupportedVersion``, naming both.
   static let version: UInt16 = 3
   /// The largest record payload a reader accepts: a larger length is corruption, not a record.
   static let maxPayload = 64 << 20

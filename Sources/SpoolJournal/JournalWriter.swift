@@ -126,7 +126,7 @@ final class JournalWriter: Sendable {
     }
   }
 
-  /// Throws ``JournalError/Problem/notARegularFile(_:)`` when something other than a regular
+  /// Throws ``JournalError/Code/notARegularFile`` when something other than a regular
   /// file is at `path`: opening a FIFO to write would wait for a reader, on the engine.
   private func requireRegularOrMissing(_ path: String) async throws {
     let status: FileStatus

@@ -19,6 +19,7 @@ extension Workload {
     TodosWorkload.workload,
     InstrumentationWorkload.workload,
     JournalWorkload.workload,
+    DurableJournalWorkload.workload,
     SoakWorkload.workload,
   ]
 
