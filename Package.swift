@@ -7,11 +7,16 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "Spool", targets: ["Spool"]),
+    // The runtime alone, without `@Reducer` and CasePaths' macros: for libraries built on Spool
+    // that would rather not compile swift-syntax. `Spool` re-exports it.
+    .library(name: "SpoolCore", targets: ["SpoolCore"]),
     .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
     .library(name: "SpoolIO", targets: ["SpoolIO"]),
     .library(name: "SpoolJournal", targets: ["SpoolJournal"]),
     .library(name: "SpoolProfiling", targets: ["SpoolProfiling"]),
-    .library(name: "SpoolWorkloads", targets: ["SpoolWorkloads"]),
+    // The standard workloads of `spool bench` and their baselines, for the Benchmarks package:
+    // not supported API (the underscore says so, as swift-nio's `_NIOFileSystem` does).
+    .library(name: "_SpoolWorkloads", targets: ["SpoolWorkloads"]),
     .library(name: "SpoolBench", targets: ["SpoolBench"]),
     .library(name: "SpoolMetrics", targets: ["SpoolMetrics"]),
     .executable(name: "spool", targets: ["spool"]),
@@ -21,7 +26,13 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     // `OrderedSet`, the type of `IdentifiedArray.ids`, named by `forEach`'s inlinable code.
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    // Without the default `CombineSchedulers` trait: Spool has no main queue, and the trait
+    // would build OpenCombine into every program, `spool` included. A package of a user's that
+    // wants `mainQueue` depends on swift-dependencies with its default traits.
+    .package(
+      url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
+      traits: ["Clocks", "Foundation", "FoundationNetworking"]
+    ),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
@@ -52,12 +63,15 @@ let package = Package(
         .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
       ]
     ),
+    // The runtime: Store, Effect, Reducer and its operators, navigation, the instrumentation
+    // protocol and the I/O dependencies' interfaces. Free of macros (its few case-pathable enums
+    // are written by hand on CasePathsCore), so that every module below, and the `spool`
+    // executable, build without swift-syntax.
     .target(
-      name: "Spool",
+      name: "SpoolCore",
       dependencies: [
         "CSpoolTime",
-        "SpoolMacros",
-        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "CasePathsCore", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
@@ -69,11 +83,20 @@ let package = Package(
       // `import Builtin`, for the task creation in Internal/Task+StartImmediately.swift.
       swiftSettings: [.enableExperimentalFeature("BuiltinModule")]
     ),
+    // What users import: the runtime, CasePaths (with its macros) and `@Reducer`.
+    .target(
+      name: "Spool",
+      dependencies: [
+        "SpoolCore",
+        "SpoolMacros",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+      ]
+    ),
     .target(
       name: "SpoolTesting",
       dependencies: [
-        "Spool",
-        .product(name: "CasePaths", package: "swift-case-paths"),
+        "SpoolCore",
+        .product(name: "CasePathsCore", package: "swift-case-paths"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
@@ -96,7 +119,7 @@ let package = Package(
     .target(
       name: "SpoolIO",
       dependencies: [
-        "Spool", "CSpoolURing",
+        "SpoolCore", "CSpoolURing",
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
@@ -104,7 +127,7 @@ let package = Package(
     // loads, verifies and replays them.
     .target(
       name: "SpoolJournal",
-      dependencies: ["Spool", "SpoolIO"]
+      dependencies: ["SpoolCore", "SpoolIO"]
     ),
     // sched_getaffinity and pthread_setaffinity_np, for the cross-core round trip that reports
     // carry (SpoolProfiling's Environment/CrossCoreLatency.swift).
@@ -112,7 +135,7 @@ let package = Package(
     .target(
       name: "SpoolProfiling",
       dependencies: [
-        "Spool", "CSpoolAffinity",
+        "SpoolCore", "CSpoolAffinity",
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]
     ),
@@ -127,7 +150,7 @@ let package = Package(
       dependencies: [
         // SpoolJournal for `WorkloadDriver.replaying(_:pace:requiringVerification:)`, a
         // journal replayed as a workload.
-        "Spool", "SpoolIO", "SpoolJournal", "SpoolProfiling",
+        "SpoolCore", "SpoolIO", "SpoolJournal", "SpoolProfiling",
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
@@ -135,8 +158,8 @@ let package = Package(
     .target(
       name: "SpoolWorkloads",
       dependencies: [
-        "Spool", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench",
-        .product(name: "CasePaths", package: "swift-case-paths"),
+        "SpoolCore", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench",
+        .product(name: "CasePathsCore", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
@@ -144,7 +167,7 @@ let package = Package(
     .target(
       name: "SpoolMetrics",
       dependencies: [
-        "Spool", "SpoolProfiling",
+        "SpoolCore", "SpoolProfiling",
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Tracing", package: "swift-distributed-tracing"),
       ]
@@ -152,13 +175,13 @@ let package = Package(
     .executableTarget(
       name: "spool",
       dependencies: [
-        "Spool", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench", "SpoolWorkloads",
+        "SpoolCore", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench", "SpoolWorkloads",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(
       name: "SpoolTests",
-      dependencies: ["Spool", "SpoolTesting"]
+      dependencies: ["Spool", "SpoolCore", "SpoolTesting"]
     ),
     .testTarget(
       name: "SpoolMacrosTests",

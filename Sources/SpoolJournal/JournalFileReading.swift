@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 import SpoolIO
 
 /// Reads one journal file into memory, refusing anything but a regular file.

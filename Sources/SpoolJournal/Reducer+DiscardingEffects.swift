@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import SpoolIO
 
 extension Reducer {
@@ -15,7 +15,7 @@ extension Reducer {
 }
 
 /// A reducer that runs its base and drops the effects it returns; see
-/// ``Spool/Reducer/discardingEffects()``.
+/// ``SpoolCore/Reducer/discardingEffects()``.
 ///
 /// ```swift
 /// let replayed = DiscardingEffects(base: Search())

@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 
 extension IOFile {
   /// Writes the first `count` bytes of `buffer` at `offset`, with no copy: the operation

@@ -1,10 +1,10 @@
-/// An enum of reducers, one per case: TCA's `CaseReducer`, the conformance that ``Reducer()``
+/// An enum of reducers, one per case: TCA's `CaseReducer`, the conformance that `@Reducer`
 /// gives an enum such as `enum Destination { case add(AddItem) }`.
 ///
 /// Its `State` and `Action` have a case per reducer, and its static ``body`` runs each case's
 /// reducer on that case. Because its `State` names the enum (``CaseReducerState``), the
-/// presentation ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2qd4h``, the
-/// optional-state ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2z4rb`` and the stack
+/// presentation ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-iryg``, the
+/// optional-state ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-1g5gu`` and the stack
 /// ``Reducer/forEach(_:action:fileID:filePath:line:column:)`` need no child reducer for it:
 /// they build ``body`` from the state's type, as in TCA.
 ///
@@ -20,13 +20,13 @@
 ///   .ifLet(\.$destination, action: \.destination)
 /// ```
 ///
-/// Write the conformance through ``Reducer()``, which generates `State`, `Action`, the static
+/// Write the conformance through `@Reducer`, which generates `State`, `Action`, the static
 /// `body`, and an instance `body` that is the static one.
 public protocol CaseReducer<State, Action>: Reducer where State: CaseReducerState {
   /// The type of the static ``body``.
   ///
   /// Its own associated type, not ``Reducer/Body``: each is inferred from its own `body` (the
-  /// static one here, the instance one that ``Reducer()`` generates as `Self.body`), which a
+  /// static one here, the instance one that `@Reducer` generates as `Self.body`), which a
   /// shared type could not be, as the two are distinct opaque types.
   associatedtype CaseBody: Reducer where CaseBody.State == State, CaseBody.Action == Action
 
@@ -38,7 +38,7 @@ public protocol CaseReducer<State, Action>: Reducer where State: CaseReducerStat
 /// The state of a ``CaseReducer``, which names its reducer so that `ifLet` and `forEach` can
 /// run it without being given one: TCA's `CaseReducerState`.
 ///
-/// ``Reducer()`` conforms the `State` it generates for an enum reducer:
+/// `@Reducer` conforms the `State` it generates for an enum reducer:
 ///
 /// ```swift
 /// @Reducer

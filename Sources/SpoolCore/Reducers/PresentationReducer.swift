@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 
 extension Reducer {
   /// Runs a presented child feature while it is presented: TCA's `ifLet` for `@Presents`

@@ -20,7 +20,7 @@
 /// }
 /// ```
 ///
-/// The ``Reducer()`` macro writes the conformance for you and makes `Action` (and an enum
+/// The `@Reducer` macro writes the conformance for you and makes `Action` (and an enum
 /// `State`) `@CasePathable`, as TCA's `@Reducer` does; on an enum of reducers it generates TCA's
 /// enum reducer (a `Destination`, a ``CaseReducer``). It adds no `@ObservableState`: Spool has
 /// none.

@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 import Dependencies
 
 /// The runtime of a feature: it holds the state, reduces actions one at a time, and owns the

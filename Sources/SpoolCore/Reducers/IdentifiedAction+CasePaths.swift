@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 
 extension Case {
   /// The case of the action of the element identified by `id`, for case key paths that go

@@ -1,11 +1,11 @@
 import ConcurrencyExtras
 import CustomDump
-import CasePaths
+import CasePathsCore
 
 extension Reducer {
   /// Runs a child reducer on one case of enum state, while the state is in that case.
   ///
-  /// Like ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-5ungo``, the child runs
+  /// Like ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-9z118``, the child runs
   /// first, and a child action that arrives while the state is in another case is reported and
   /// ignored.
   ///

@@ -1,6 +1,6 @@
 import ConcurrencyExtras
 import CustomDump
-import CasePaths
+import CasePathsCore
 import IdentifiedCollections
 import OrderedCollections
 
@@ -83,7 +83,6 @@ extension Reducer {
 /// }
 /// store.enqueue(.todos(.element(id: todo.id, action: .toggle)))
 /// ```
-@CasePathable
 public enum IdentifiedAction<ID: Hashable & Sendable, Action: Sendable>: Sendable {
   /// The action `action` of the element identified by `id`.
   case element(id: ID, action: Action)

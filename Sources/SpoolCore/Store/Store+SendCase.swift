@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 
 extension Store where Action: CasePathable {
   /// Reduces the action of the payload-free case `actionCase`.

@@ -10,8 +10,8 @@ extension Effect {
   /// each other's effects.
   ///
   /// IDs belong to the feature that uses them, as in TCA: inside a child run by
-  /// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-5ungo``,
-  /// ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)-qkth`` or
+  /// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-9z118``,
+  /// ``Reducer/ifCaseLet(_:action:then:fileID:filePath:line:column:)-40bcs`` or
   /// ``Reducer/forEach(_:action:element:fileID:filePath:line:column:)``, an ID is qualified by
   /// that child's identity (its path in the parent's state, and the element's or child's ID),
   /// so two rows that both use `CancelID.download` with `cancelInFlight: true` do not cancel

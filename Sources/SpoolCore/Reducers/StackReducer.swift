@@ -1,5 +1,5 @@
 import ConcurrencyExtras
-import CasePaths
+import CasePathsCore
 import CustomDump
 import OrderedCollections
 

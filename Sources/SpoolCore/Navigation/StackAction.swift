@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 
 /// An action of a navigation stack: an element's action, a pop, or a push.
 ///
@@ -15,7 +15,6 @@ import CasePaths
 /// await store.send(.path(.element(id: 0, action: .nextTapped)))
 /// await store.send(.path(.popFrom(id: 0)))
 /// ```
-@CasePathable
 public enum StackAction<State, Action: Sendable> {
   /// The action `action` of the element with the ID `id`.
   indirect case element(id: StackElementID, action: Action)

@@ -1,6 +1,6 @@
 import ConcurrencyExtras
 import CustomDump
-import CasePaths
+import CasePathsCore
 import IssueReporting
 
 extension Reducer {

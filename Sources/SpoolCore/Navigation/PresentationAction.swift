@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 
 /// The action of a presented child feature: one of the child's actions, or a request to
 /// dismiss it.
@@ -16,7 +16,6 @@ import CasePaths
 /// await store.send(.destination(.presented(.editor(.saveTapped))))
 /// await store.send(.destination(.dismiss))
 /// ```
-@CasePathable
 public enum PresentationAction<Action: Sendable>: Sendable {
   /// Dismisses the presented child: its state becomes `nil` and its effects are cancelled.
   /// Sent by a child's effect through ``DismissEffect``, or by the parent itself.

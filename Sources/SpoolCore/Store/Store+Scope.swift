@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 
 extension Store {
   /// A store for a part of this store's state and actions.

@@ -1,5 +1,5 @@
 import CustomDump
-import CasePaths
+import CasePathsCore
 import IssueReporting
 
 /// Runs a child reducer on a part of the parent's state, for the parent's actions of one case.

@@ -275,14 +275,14 @@ extension Effect {
   /// own. An effect made ``cancellable(id:cancelInFlight:)`` is the exception: it starts as a
   /// scheduled task, so that cancelling it before it has run (a restart on every keystroke)
   /// undoes nothing; for actions from the queue, its task is created when the pass ends (or
-  /// when 64 such effects are waiting), and not at all if the effect was cancelled or replaced
-  /// by then.
+  /// earlier, once a batch of such effects is waiting), and not at all if the effect was
+  /// cancelled or replaced by then.
   ///
   /// Runs returned for actions from the store's queue (``Store/enqueue(_:)``, and actions that
   /// effects send) start together: the store collects the runs of a pass over its queue and
-  /// starts them in order, one after another in one task. Collected runs start when 64 are
-  /// waiting, before any other effect of the pass starts or is cancelled, and at the end of the
-  /// pass at the latest. A pass ends when the queue is empty or after a bounded number of
+  /// starts them in order, one after another in one task. Collected runs start once a batch of
+  /// them is waiting, before any other effect of the pass starts or is cancelled, and at the end
+  /// of the pass at the latest (<doc:Performance> gives the batch's size). A pass ends when the queue is empty or after a bounded number of
   /// actions; a producer that reduces on its own thread (an `enqueue` that found the store
   /// idle) ends its pass right after its own action and the actions its effects send back. An
   /// operation that suspends keeps that task as its own, and the runs after it go on at once

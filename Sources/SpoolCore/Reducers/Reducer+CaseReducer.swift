@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 
 // The operators below take no child reducer: the child is a `CaseReducer` (an `@Reducer enum`),
 // which its state names, so each builds `StateReducer.body` and passes it to the operator of
@@ -10,9 +10,9 @@ extension Reducer {
   /// Runs a presented enum reducer (an `@Reducer enum`) while it is presented, with no child
   /// reducer to pass: TCA's `ifLet(\.$destination, action: \.destination)`.
   ///
-  /// The same as ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)-4kx1d``
+  /// The same as ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)-2jgzv``
   /// given `{ DestinationState.StateReducer.body }`: the reducer is the ``CaseReducer`` that
-  /// ``CaseReducerState`` names, which ``Reducer()`` generates for an enum of reducers. The
+  /// ``CaseReducerState`` names, which `@Reducer` generates for an enum of reducers. The
   /// child runs on `.presented` actions while it is presented; `.dismiss` sets it to `nil`; its
   /// effects are cancelled when it is dismissed or replaced by another case.
   ///
@@ -70,8 +70,8 @@ extension Reducer {
   /// Runs a presented enum reducer with `Identifiable` state while it is presented, with no
   /// child reducer to pass; a child of another ID is another child.
   ///
-  /// As ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2qd4h``, except that, as with
-  /// ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)-8nkhk``, replacing the
+  /// As ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-iryg``, except that, as with
+  /// ``Reducer/ifLet(_:action:destination:fileID:filePath:line:column:)-vo7o``, replacing the
   /// child with one of another ID cancels the effects of the one replaced.
   ///
   /// ```swift
@@ -99,7 +99,7 @@ extension Reducer {
   /// Runs an enum reducer (an `@Reducer enum`) on optional state while it is present, with no
   /// child reducer to pass: TCA's `ifLet(\.destination, action: \.destination)`.
   ///
-  /// The same as ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-5ungo`` given
+  /// The same as ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-9z118`` given
   /// `{ ChildState.StateReducer.body }`: the reducer is the ``CaseReducer`` that
   /// ``CaseReducerState`` names. The child's effects are cancelled when its state becomes
   /// `nil`, or moves to another case.
@@ -138,8 +138,8 @@ extension Reducer {
   /// Runs an enum reducer with `Identifiable` state on optional state while it is present,
   /// with no child reducer to pass; a child of another ID is another child.
   ///
-  /// As ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2z4rb``, except that, as with
-  /// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-97crt``, replacing the child
+  /// As ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-1g5gu``, except that, as with
+  /// ``Reducer/ifLet(_:action:then:fileID:filePath:line:column:)-34wtb``, replacing the child
   /// with one of another ID cancels the effects of the one replaced.
   ///
   /// ```swift
