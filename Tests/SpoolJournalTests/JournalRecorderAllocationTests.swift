@@ -33,10 +33,13 @@ extension SpoolJournalTests {
       defer { directory.remove() }
       try await withEngine(.automatic) { engine in
         let encoding = try encodingAllocations(action)
-        // One chunk holds every record: no hand-over to the writer inside the loop.
+        // One chunk holds every record: no hand-over to the writer inside the loop; and no
+        // timed flush, whose re-arming (once per interval, on whichever thread records next)
+        // would land inside the loop on a loaded machine.
         let recorder = try ActionJournal<Ledger.Action>.recording(
           to: directory.file("allocations"),
-          configuration: JournalConfiguration(bufferBytes: 4 << 20), engine: engine)
+          configuration: JournalConfiguration(bufferBytes: 4 << 20, flushInterval: nil),
+          engine: engine)
         recorder.actionReduced(action, enqueuedAt: 1, startedAt: 1, endedAt: 1)
         let before = cspool_thread_allocations()
         // Times from a plain counter: iterating a `Range<UInt64>` allocates in debug builds.
