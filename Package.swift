@@ -7,10 +7,15 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "Spool", targets: ["Spool"]),
+    // The runtime alone, without `@Reducer` and CasePaths' macros: for libraries built on Spool
+    // that would rather not compile swift-syntax. `Spool` re-exports it.
+    .library(name: "SpoolCore", targets: ["SpoolCore"]),
     .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
     .library(name: "SpoolIO", targets: ["SpoolIO"]),
     .library(name: "SpoolProfiling", targets: ["SpoolProfiling"]),
-    .library(name: "SpoolWorkloads", targets: ["SpoolWorkloads"]),
+    // The standard workloads of `spool bench` and their baselines, for the Benchmarks package:
+    // not supported API (the underscore says so, as swift-nio's `_NIOFileSystem` does).
+    .library(name: "_SpoolWorkloads", targets: ["SpoolWorkloads"]),
     .library(name: "SpoolBench", targets: ["SpoolBench"]),
     .library(name: "SpoolMetrics", targets: ["SpoolMetrics"]),
     .library(name: "SpoolLogging", targets: ["SpoolLogging"]),
@@ -22,7 +27,13 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     // `OrderedSet`, the type of `IdentifiedArray.ids`, named by `forEach`'s inlinable code.
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    // Without the default `CombineSchedulers` trait: Spool has no main queue, and the trait
+    // would build OpenCombine into every program, `spool` included. A package of a user's that
+    // wants `mainQueue` depends on swift-dependencies with its default traits.
+    .package(
+      url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
+      traits: ["Clocks", "Foundation", "FoundationNetworking"]
+    ),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
@@ -57,12 +68,15 @@ let package = Package(
         .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
       ]
     ),
+    // The runtime: Store, Effect, Reducer and its operators, navigation, the instrumentation
+    // protocol and the I/O dependencies' interfaces. Free of macros (its few case-pathable enums
+    // are written by hand on CasePathsCore), so that every module below, and the `spool`
+    // executable, build without swift-syntax.
     .target(
-      name: "Spool",
+      name: "SpoolCore",
       dependencies: [
         "CSpoolTime",
-        "SpoolMacros",
-        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "CasePathsCore", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
@@ -74,11 +88,20 @@ let package = Package(
       // `import Builtin`, for the task creation in Internal/Task+StartImmediately.swift.
       swiftSettings: [.enableExperimentalFeature("BuiltinModule")]
     ),
+    // What users import: the runtime, CasePaths (with its macros) and `@Reducer`.
+    .target(
+      name: "Spool",
+      dependencies: [
+        "SpoolCore",
+        "SpoolMacros",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+      ]
+    ),
     .target(
       name: "SpoolTesting",
       dependencies: [
-        "Spool",
-        .product(name: "CasePaths", package: "swift-case-paths"),
+        "SpoolCore",
+        .product(name: "CasePathsCore", package: "swift-case-paths"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
@@ -101,7 +124,7 @@ let package = Package(
     .target(
       name: "SpoolIO",
       dependencies: [
-        "Spool", "CSpoolURing",
+        "SpoolCore", "CSpoolURing",
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
@@ -111,7 +134,7 @@ let package = Package(
     .target(
       name: "SpoolProfiling",
       dependencies: [
-        "Spool", "CSpoolAffinity",
+        "SpoolCore", "CSpoolAffinity",
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]
     ),
@@ -126,7 +149,7 @@ let package = Package(
       dependencies: [
         // SpoolIO for `WorkloadDriver.replaying(_:pace:requiringVerification:)`, a journal
         // replayed as a workload.
-        "Spool", "SpoolIO", "SpoolProfiling",
+        "SpoolCore", "SpoolIO", "SpoolProfiling",
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
@@ -134,8 +157,8 @@ let package = Package(
     .target(
       name: "SpoolWorkloads",
       dependencies: [
-        "Spool", "SpoolIO", "SpoolProfiling", "SpoolBench",
-        .product(name: "CasePaths", package: "swift-case-paths"),
+        "SpoolCore", "SpoolIO", "SpoolProfiling", "SpoolBench",
+        .product(name: "CasePathsCore", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
@@ -143,7 +166,7 @@ let package = Package(
     .target(
       name: "SpoolMetrics",
       dependencies: [
-        "Spool", "SpoolProfiling",
+        "SpoolCore", "SpoolProfiling",
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Tracing", package: "swift-distributed-tracing"),
       ]
@@ -151,7 +174,7 @@ let package = Package(
     .target(
       name: "SpoolLogging",
       dependencies: [
-        "Spool",
+        "SpoolCore",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
@@ -159,7 +182,7 @@ let package = Package(
     .target(
       name: "SpoolServiceLifecycle",
       dependencies: [
-        "Spool",
+        "SpoolCore",
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -167,13 +190,13 @@ let package = Package(
     .executableTarget(
       name: "spool",
       dependencies: [
-        "Spool", "SpoolIO", "SpoolProfiling", "SpoolBench", "SpoolWorkloads",
+        "SpoolCore", "SpoolIO", "SpoolProfiling", "SpoolBench", "SpoolWorkloads",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(
       name: "SpoolTests",
-      dependencies: ["Spool", "SpoolTesting"]
+      dependencies: ["Spool", "SpoolCore", "SpoolTesting"]
     ),
     .testTarget(
       name: "SpoolMacrosTests",

@@ -1,4 +1,4 @@
-// Proof for Sources/Spool/Internal/ThreadSanitizerMutex.swift (not part of the package, not
+// Proof for Sources/SpoolCore/Internal/ThreadSanitizerMutex.swift (not part of the package, not
 // built by it): eight threads append to an array behind a Synchronization.Mutex, as
 // ActionQueue.pushOverflow does, then the same behind a pthread mutex. Correct either way (the
 // final count is exact), but TSan reports a "Swift access race" for Synchronization.Mutex only:

@@ -6,7 +6,7 @@ import PackageDescription
 let benchmarkDependencies: [Target.Dependency] = [
   .product(name: "Benchmark", package: "package-benchmark"),
   .product(name: "Spool", package: "Spool"),
-  .product(name: "SpoolWorkloads", package: "Spool"),
+  .product(name: "_SpoolWorkloads", package: "Spool"),
 ]
 
 func benchmarkTarget(_ name: String, extra: [Target.Dependency] = []) -> Target {
@@ -51,7 +51,7 @@ let package = Package(
         .product(name: "SpoolBench", package: "Spool"),
         .product(name: "SpoolMetrics", package: "Spool"),
         .product(name: "SpoolProfiling", package: "Spool"),
-        .product(name: "SpoolWorkloads", package: "Spool"),
+        .product(name: "_SpoolWorkloads", package: "Spool"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ],

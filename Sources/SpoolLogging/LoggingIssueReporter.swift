@@ -1,6 +1,6 @@
 import IssueReporting
 import Logging
-import Spool
+import SpoolCore
 
 /// An issue reporter that writes Spool's misuse reports and the errors that effects throw and
 /// do not handle to a swift-log `Logger`, with what Spool knows of the issue as metadata.

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// Feeds one store's timing to several instrumentations, in the order given.
 ///

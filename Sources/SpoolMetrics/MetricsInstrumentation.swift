@@ -1,5 +1,5 @@
 import Metrics
-import Spool
+import SpoolCore
 import SpoolProfiling
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Logging
 import ServiceLifecycle
-import Spool
+import SpoolCore
 
 /// A swift-service-lifecycle `Service` that shuts one Spool `Store` down gracefully.
 ///

@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 import CustomDump
 
 extension TestStore where Action: Equatable {

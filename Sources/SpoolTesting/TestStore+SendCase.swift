@@ -1,4 +1,4 @@
-import CasePaths
+import CasePathsCore
 
 extension TestStore where Action: CasePathable {
   /// Sends the action of the payload-free case `actionCase` and asserts how it changes the

@@ -1,6 +1,6 @@
 import CustomDump
 import Dependencies
-import Spool
+import SpoolCore
 
 /// A store for tests: you send it actions and describe, step by step, how the state changes,
 /// which actions the effects send back, and when the effects end — TCA's `TestStore`, on Spool.

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// The test store of a feature, named after its reducer: `TestStoreOf<Counter>` is
 /// `TestStore<Counter.State, Counter.Action>`.

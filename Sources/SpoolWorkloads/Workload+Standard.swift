@@ -19,6 +19,8 @@ extension Workload {
     TodosWorkload.workload,
     InstrumentationWorkload.workload,
     JournalWorkload.workload,
+    RegistryWorkload.workload,
+    IdleStoresWorkload.workload,
     SoakWorkload.workload,
   ]
 

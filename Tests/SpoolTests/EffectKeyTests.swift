@@ -1,7 +1,7 @@
 import ConcurrencyExtras
 import Testing
 
-@testable import Spool
+@testable import SpoolCore
 
 /// The registry's keys are equal exactly when their IDs are equal as `AnyHashable`s, whether
 /// they take the shortcut for plain values or not.

@@ -1,7 +1,7 @@
 import ConcurrencyExtras
 import Testing
 
-@testable import Spool
+@testable import SpoolCore
 
 /// The registry's bookkeeping, synchronously, without tasks running.
 @Suite struct EffectRegistryStateMachineTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Spool
+@testable import SpoolCore
 
 /// The instrumentation's time source agrees with `CLOCK_MONOTONIC`, whichever source it uses.
 @Suite struct SpoolTimeTests {

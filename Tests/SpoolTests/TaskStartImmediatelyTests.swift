@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import Spool
+@testable import SpoolCore
 
 /// `Task.startImmediately(priority:operation:)`, which creates effect tasks through the task
 /// builtin and the runtime's `swift_task_immediate`: the task it returns must behave as any

@@ -1,6 +1,8 @@
-/// Makes a struct or an enum a ``Reducer``, as TCA's `@Reducer` macro does.
+import SpoolCore
+
+/// Makes a struct or an enum a `Reducer`, as TCA's `@Reducer` macro does.
 ///
-/// On a struct, `@Reducer` adds the ``Reducer`` conformance, and `@CasePathable` and
+/// On a struct, `@Reducer` adds the `Reducer` conformance, and `@CasePathable` and
 /// `@dynamicMemberLookup` to the nested `enum Action`, and to `enum State` when the state is an
 /// enum, so that `\.child` case key paths and `action.child` work as in TCA. Attributes already
 /// written are not added twice, and a `State` or `Action` that is a typealias is left alone. It
@@ -30,11 +32,10 @@
 /// `State` enum and an `Action` enum with a case per reducer (both `@CasePathable`,
 /// `@dynamicMemberLookup` and `Sendable`), a `static var body` that runs each case's reducer on
 /// its case with `Scope(state: \.add, action: \.add) { AddItem() }`, an instance `body` that
-/// runs it, and a ``CaseReducer`` conformance. The generated `State` is a
-/// ``CaseReducerState`` whose `StateReducer` is the enum, so that, as in TCA, the presentation
-/// ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2qd4h``, the optional-state
-/// ``Reducer/ifLet(_:action:fileID:filePath:line:column:)-2z4rb`` and the stack
-/// ``Reducer/forEach(_:action:fileID:filePath:line:column:)`` run it with no closure:
+/// runs it, and a `CaseReducer` conformance. The generated `State` is a
+/// `CaseReducerState` whose `StateReducer` is the enum, so that, as in TCA, the presentation
+/// and optional-state `ifLet(_:action:)` and the stack `forEach(_:action:)` run it with no
+/// closure:
 ///
 /// ```swift
 /// @Reducer

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import Synchronization
 
 /// What a driver or a baseline gets for one measurement: the volume asked for, the run's

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// How a workload drives its store during the measurement: `enqueue` from producers, one task
 /// that awaits `send`, or a closure of your own.

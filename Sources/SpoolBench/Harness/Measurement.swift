@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// The throughput of one way of doing a workload's work, measured once, after its setup.
 package struct Measurement: Sendable {

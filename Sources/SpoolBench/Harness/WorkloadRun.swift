@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import SpoolProfiling
 
 /// What a workload's body gets: its volume and options, the progress to advance, and the

@@ -4,7 +4,7 @@
   import Musl
 #endif
 import CSpoolURing
-import Spool
+import SpoolCore
 
 /// Measurement workloads for SpoolIO, for `spool bench` and ad-hoc runs.
 ///

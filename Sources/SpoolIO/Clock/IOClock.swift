@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 
 /// A `Clock` whose `sleep` is a timeout on an ``IOEngine`` (an io_uring `IORING_OP_TIMEOUT`
 /// on the ring backend), measured on `CLOCK_MONOTONIC`.

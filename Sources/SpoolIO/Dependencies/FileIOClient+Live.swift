@@ -1,5 +1,5 @@
 import Dependencies
-import Spool
+import SpoolCore
 
 extension FileIOClient: DependencyKey {
   /// The client on the shared engine (io_uring, or the thread pool where io_uring is

@@ -1,5 +1,5 @@
 import Dependencies
-import Spool
+import SpoolCore
 
 extension NetworkClient: DependencyKey {
   /// The client on the shared engine.

@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 import Synchronization
 
 /// Runs Spool's I/O operations without blocking Swift's cooperative threads.
@@ -52,14 +52,6 @@ public final class IOEngine: Sendable {
   /// permitted (EPERM)`), or `nil`.
   public let fallbackReason: IOError?
 
-  /// The engine the live dependencies, ``IOFile``, ``TCPSocket`` and ``IOClock`` use by default.
-  ///
-  /// Created on first use with `.automatic` (so `SPOOL_IO_BACKEND=threads` forces the thread
-  /// pool) and never shut down.
-  ///
-  /// ```swift
-  /// print("Spool I/O runs on", IOEngine.shared.backend)
-  /// ```
   /// Whether ``warnOnce(_:)`` has written its line.
   private static let warned = Atomic<Bool>(false)
 
@@ -71,6 +63,14 @@ public final class IOEngine: Sendable {
     _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
   }
 
+  /// The engine the live dependencies, ``IOFile``, ``TCPSocket`` and ``IOClock`` use by default.
+  ///
+  /// Created on first use with `.automatic` (so `SPOOL_IO_BACKEND=threads` forces the thread
+  /// pool) and never shut down.
+  ///
+  /// ```swift
+  /// print("Spool I/O runs on", IOEngine.shared.backend)
+  /// ```
   public static let shared: IOEngine = {
     do {
       return try IOEngine(backend: .automatic)
@@ -204,7 +204,7 @@ public final class IOEngine: Sendable {
   /// The serial executor to run a store on so that its reduce, its effects and their I/O share
   /// the ring's event-loop thread; `nil` on the thread backend.
   ///
-  /// A store on it (``Spool/Store/init(initialState:on:instrumentation:reducer:withDependencies:)``)
+  /// A store on it (``SpoolCore/Store/init(initialState:on:instrumentation:reducer:withDependencies:)``)
   /// reduces between two `io_uring_enter` calls of the loop, its effects start there and are
   /// resumed there by their completions, and their responses reach the store's queue without a
   /// thread hop. Each call returns a new executor (one per store) on the same thread; each keeps

@@ -4,7 +4,7 @@
   import Musl
 #endif
 import CSpoolURing
-import Spool
+import SpoolCore
 
 /// Starts the detached OS threads SpoolIO's backends run on (the ring loop, the pool workers).
 enum IOThread {

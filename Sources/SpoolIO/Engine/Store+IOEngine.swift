@@ -1,5 +1,5 @@
 import Dependencies
-import Spool
+import SpoolCore
 
 extension Store {
   /// Creates a store that runs on `engine`'s event-loop thread, with its effects.

@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 
 /// Whole-file operations built on ``IOFile``: what `FileIOClient`'s live value runs.
 enum FileOperations {

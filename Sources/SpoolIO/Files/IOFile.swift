@@ -4,7 +4,7 @@
   import Musl
 #endif
 import CSpoolURing
-import Spool
+import SpoolCore
 import Synchronization
 
 /// An open file whose operations run on an ``IOEngine``.

@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 
 /// A journal of a store's actions on disk: record one with
 /// ``recording(to:configuration:engine:forwardingTo:)``, read it with ``load()``, replay it

@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 
 extension IOFile {
   /// Appends the first `count` bytes of `buffer` at the end of the file, with no copy: the

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// A journal read into memory: its actions, their enqueue times, and what its end says.
 ///
@@ -46,7 +46,7 @@ public struct JournalContents<Action: Codable & Sendable>: Sendable {
   /// with the recorded one.
   ///
   /// The store should be a fresh one, with the recorded run's initial state and a reducer
-  /// whose effects are discarded (``Spool/Reducer/discardingEffects()``): the journal holds
+  /// whose effects are discarded (``SpoolCore/Reducer/discardingEffects()``): the journal holds
   /// the actions effects sent back, so running the effects again would reduce them twice.
   ///
   /// - Parameters:

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// Why a journal could not be read or replayed: what was wrong, in which file, at which byte.
 ///

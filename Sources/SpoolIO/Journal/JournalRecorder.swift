@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import Synchronization
 
 /// Records every action a store reduces, with its enqueue time, to a journal on disk.
@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// It records what the store reduces, including the actions its effects send back; so a
 /// replay reduces the same actions without running effects (see
-/// ``Spool/Reducer/discardingEffects()``).
+/// ``SpoolCore/Reducer/discardingEffects()``).
 ///
 /// Records wait in memory until a 256 KiB chunk is full, until
 /// ``JournalConfiguration/flushInterval`` (100 ms by default) has passed, or until ``flush()``

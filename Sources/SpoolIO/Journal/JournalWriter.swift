@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import Synchronization
 
 /// Writes a recorder's chunks to the journal's files, in order, on one task at a time.

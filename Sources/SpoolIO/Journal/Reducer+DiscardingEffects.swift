@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 extension Reducer {
   /// This reducer, with every effect it returns dropped: for replaying a journal, whose
@@ -14,7 +14,7 @@ extension Reducer {
 }
 
 /// A reducer that runs its base and drops the effects it returns; see
-/// ``Spool/Reducer/discardingEffects()``.
+/// ``SpoolCore/Reducer/discardingEffects()``.
 ///
 /// ```swift
 /// let replayed = DiscardingEffects(base: Search())

@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 
 /// An IPv4 socket address, encoded for the kernel.
 enum SocketAddress {

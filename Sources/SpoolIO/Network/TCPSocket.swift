@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 import Synchronization
 
 /// A TCP socket (a connection or a listener) whose operations run on an ``IOEngine``.

@@ -4,7 +4,7 @@
   import Musl
 #endif
 import CSpoolURing
-import Spool
+import SpoolCore
 import Synchronization
 
 /// The io_uring backend: one ring, owned by one event-loop thread.

@@ -1,5 +1,5 @@
 import CSpoolURing
-import Spool
+import SpoolCore
 
 /// The owner of one io_uring instance: the only Swift type that holds a `cspool_ring`.
 ///

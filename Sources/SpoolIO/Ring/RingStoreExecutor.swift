@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// The serial executor of a store that runs on an engine's event-loop thread
 /// (``IOEngine/storeExecutor``).

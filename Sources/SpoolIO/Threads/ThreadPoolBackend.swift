@@ -4,7 +4,7 @@
   import Musl
 #endif
 import CSpoolURing
-import Spool
+import SpoolCore
 import Synchronization
 
 /// The fallback backend: the same operations as blocking system calls on a pool of threads.

@@ -1,5 +1,5 @@
 import Metrics
-import Spool
+import SpoolCore
 import SpoolProfiling
 
 /// The metric objects of ``MetricsInstrumentation``, one set per action case, created on a

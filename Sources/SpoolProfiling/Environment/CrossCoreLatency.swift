@@ -1,5 +1,5 @@
 import CSpoolAffinity
-import Spool
+import SpoolCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import Synchronization
 
 /// Records the latency of a store's actions and effects into per-case HdrHistograms.

@@ -1,5 +1,5 @@
 import Histogram
-import Spool
+import SpoolCore
 
 /// Everything a ``LatencyRecorder`` has recorded: the case table, one pair of histograms per
 /// action case, effect counters, totals and the trace rings.

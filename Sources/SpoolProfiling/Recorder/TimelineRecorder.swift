@@ -1,5 +1,5 @@
 import Histogram
-import Spool
+import SpoolCore
 import Synchronization
 
 /// Records how several stores behave over time: per interval, the actions each reduced, the

@@ -1,6 +1,6 @@
 import CustomDump
 import Dependencies
-import Spool
+import SpoolCore
 
 extension TestStore {
   /// An action an effect sent, reduced when it arrived, with the state around its reduce.

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import Synchronization
 
 /// A class that runs a reducer under a mutex: the other thing a Swift engineer writes.

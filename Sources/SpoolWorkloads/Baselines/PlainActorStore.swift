@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// A plain actor that runs a reducer: what a Swift engineer writes without Spool.
 package actor PlainActorStore<R: Reducer & Sendable> where R.State: Sendable {

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import SpoolBench
 
 /// The same reducer run without Spool, the ways a Swift engineer would: the figures Spool's

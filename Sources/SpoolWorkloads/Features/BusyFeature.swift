@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import Synchronization
 
 /// A reducer that does a fixed amount of CPU work per action (a chain of dependent

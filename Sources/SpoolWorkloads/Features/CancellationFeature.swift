@@ -1,5 +1,5 @@
 import Dependencies
-import Spool
+import SpoolCore
 
 /// The feature the `cancellation` workload drives: every action restarts a long effect
 /// (an hour's sleep on the clock) under one cancellation ID with `cancelInFlight`, as a

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// The feature the `counter` workloads drive: a reducer that only counts.
 ///

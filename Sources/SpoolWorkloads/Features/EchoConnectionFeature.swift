@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// One connection of ``EchoServerFeature``: an effect receives, reports each message to the
 /// store, and writes it back, until the client closes.

@@ -1,6 +1,6 @@
-import CasePaths
+import CasePathsCore
 import IdentifiedCollections
-import Spool
+import SpoolCore
 
 /// The feature the `echo` workload drives: a TCP echo server whose connections are child
 /// features (``EchoConnectionFeature``) of one store, in an `IdentifiedArray` run by
@@ -25,7 +25,6 @@ public struct EchoServerFeature: Reducer, Sendable {
   }
 
   /// Accept connections, a connection accepted, a connection's action, stop accepting.
-  @CasePathable
   public enum Action: Sendable {
     case start
     case accepted(id: Int, connection: TCPConnection)

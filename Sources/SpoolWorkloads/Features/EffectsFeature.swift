@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// The feature the `effects` workload drives: every request starts an effect that sends a
 /// response back, the smallest round trip through an effect.

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// The feature the `file-io` workload drives: each `.read` starts an effect that reads one
 /// block of a file and reports how many bytes it got.

@@ -1,5 +1,5 @@
 import Dependencies
-import Spool
+import SpoolCore
 
 /// The feature the `search` workload drives: a search field whose keystrokes are debounced,
 /// whose in-flight request is cancelled by the next keystroke, and whose answer comes from a

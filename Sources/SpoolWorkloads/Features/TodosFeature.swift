@@ -1,6 +1,6 @@
-import CasePaths
+import CasePathsCore
 import IdentifiedCollections
-import Spool
+import SpoolCore
 
 /// One row of ``TodosFeature``.
 ///
@@ -66,7 +66,6 @@ public struct TodosFeature: Reducer, Sendable {
   }
 
   /// A row's action.
-  @CasePathable
   public enum Action: Equatable, Sendable {
     case rows(IdentifiedActionOf<TodoFeature>)
   }

@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 import SpoolIO
 
 /// The data files of the I/O workloads: written through SpoolIO before the clock starts, read

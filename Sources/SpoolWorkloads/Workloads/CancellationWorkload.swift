@@ -1,5 +1,5 @@
 import Dependencies
-import Spool
+import SpoolCore
 import SpoolBench
 import Synchronization
 

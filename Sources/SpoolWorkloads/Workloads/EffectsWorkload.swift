@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import SpoolBench
 import SpoolProfiling
 

@@ -3,7 +3,7 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-import Spool
+import SpoolCore
 import SpoolBench
 import SpoolIO
 import SpoolProfiling

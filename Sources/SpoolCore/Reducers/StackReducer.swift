@@ -1,0 +1,208 @@
+import ConcurrencyExtras
+import CasePathsCore
+import CustomDump
+import OrderedCollections
+
+extension Reducer {
+  /// Runs the features of a navigation stack: TCA's `forEach` for a ``StackState`` and a
+  /// ``StackAction``.
+  ///
+  /// - ``StackAction/element(id:action:)`` runs the element's reducer on that element, before
+  ///   this reducer. One for an ID that is not in the stack is reported and ignored.
+  /// - ``StackAction/push(id:state:)`` pushes the state, then runs this reducer (which sees it
+  ///   pushed). An ID the stack has already used is reported and the push ignored.
+  /// - ``StackAction/popFrom(id:)`` runs this reducer (which still sees the elements), then
+  ///   pops the element and those above it. One for an ID no longer in the stack does
+  ///   nothing: a pop may be queued behind another.
+  /// - ``DismissEffect`` (`@Dependency(\.dismiss)`) in an element's effects sends
+  ///   `.popFrom(id:)` for that element.
+  ///
+  /// An element's effects end with it, as with ``IdentifiedAction``'s `forEach`: when it
+  /// leaves the stack (popped by an action, or removed by this reducer), every effect it
+  /// started is cancelled. Its cancellation IDs are qualified by its ``StackElementID``, so two
+  /// elements of the same feature that both use `CancelID.load` do not cancel each other.
+  ///
+  /// Cost: besides the element's reduce, an action copies the stack's `ids` (a retain) and
+  /// compares their storage after this reducer runs, as `forEach` does.
+  ///
+  /// - Parameters:
+  ///   - toStackState: A writable key path to the stack's state.
+  ///   - toStackAction: A case key path to the stack's action.
+  ///   - destination: The reducer of one element.
+  ///   - fileID: The file ID of the place where misuse (an unknown ID, a reused ID) is
+  ///     reported; the caller's by default.
+  ///   - filePath: The file path of that place; the caller's by default.
+  ///   - line: The line of that place; the caller's by default.
+  ///   - column: The column of that place; the caller's by default.
+  ///
+  /// ```swift
+  /// Reduce { state, action in
+  ///   switch action {
+  ///   case .startTapped:
+  ///     state.path.append(Step.State())
+  ///     return .none
+  ///   case .path(.element(id: _, action: .finishTapped)):
+  ///     state.path.removeAll()  // cancels every step's effects
+  ///     return .none
+  ///   case .startTapped, .path:
+  ///     return .none
+  ///   }
+  /// }
+  /// .forEach(\.path, action: \.path) {
+  ///   Step()
+  /// }
+  /// ```
+  @inlinable
+  public func forEach<
+    ElementState, ElementAction: Sendable, Element: Reducer<ElementState, ElementAction>
+  >(
+    _ toStackState: WritableKeyPath<State, StackState<ElementState>>,
+    action toStackAction: CaseKeyPath<Action, StackAction<ElementState, ElementAction>>,
+    @ReducerBuilder<ElementState, ElementAction> destination: () -> Element,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> _StackReducer<Self, Element> {
+    _StackReducer(
+      parent: self,
+      element: destination(),
+      toStackState: toStackState,
+      toStackAction: AnyCasePath(toStackAction),
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+}
+
+/// The reducer that the stack `forEach(_:action:destination:)` returns.
+public struct _StackReducer<Parent: Reducer, Element: Reducer>: Reducer {
+  @usableFromInline let parent: Parent
+  @usableFromInline let element: Element
+  @usableFromInline
+  let toStackState: WritableKeyPath<Parent.State, StackState<Element.State>>
+  @usableFromInline
+  let toStackAction: AnyCasePath<Parent.Action, StackAction<Element.State, Element.Action>>
+  @usableFromInline let location: SourceLocation
+
+  @usableFromInline
+  init(
+    parent: Parent,
+    element: Element,
+    toStackState: WritableKeyPath<Parent.State, StackState<Element.State>>,
+    toStackAction: AnyCasePath<Parent.Action, StackAction<Element.State, Element.Action>>,
+    location: SourceLocation
+  ) {
+    self.parent = parent
+    self.element = element
+    self.toStackState = toStackState
+    self.toStackAction = toStackAction
+    self.location = location
+  }
+
+  @inlinable
+  public func reduce(
+    into state: inout Parent.State, action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    let stackAction = toStackAction.extract(from: action)
+    var elementEffect = Effect<Parent.Action>.none
+    var actedID: StackElementID?
+    switch stackAction {
+    case let .element(id, elementAction)?:
+      actedID = id
+      elementEffect = reduceElement(id: id, action: elementAction, into: &state, action)
+    case let .push(id, elementState)?:
+      push(id: id, elementState, into: &state, action)
+    case .popFrom?, nil:
+      break
+    }
+    // Held while the parent runs and pops: a removal then copies the storage, so the identity
+    // check below cannot miss a change made in place.
+    let idsBefore = state[keyPath: toStackState].ids
+    let parentEffect = parent.reduce(into: &state, action: action)
+    if case let .popFrom(id)? = stackAction {
+      state[keyPath: toStackState].pop(from: id)
+    }
+    let idsAfter = state[keyPath: toStackState].ids
+    if _ForEachReducer<Parent, StackElementID, Element>.isIdentical(idsBefore, idsAfter) {
+      return elementEffect.merge(with: parentEffect)
+    }
+    // Elements left the stack: cancel their effects. The effect of an element that acted and
+    // left in the same action is dropped rather than started (its cancellation, carried out
+    // as the store receives the effect, would come before its tasks exist).
+    var effects: [Effect<Parent.Action>] = [parentEffect]
+    var actedWasRemoved = false
+    for id in idsBefore where !idsAfter.contains(id) {
+      if id == actedID { actedWasRemoved = true }
+      effects.append(.cancel(id: presence(of: id)))
+    }
+    if effects.count == 1 { return elementEffect.merge(with: parentEffect) }
+    if !actedWasRemoved { effects.insert(elementEffect, at: 0) }
+    return .merge(effects)
+  }
+
+  /// The presence ID of the element `id`: its effects run under it, and its cancellation IDs
+  /// are qualified by it.
+  @inlinable
+  func presence(of id: StackElementID) -> AnyHashableSendable {
+    AnyHashableSendable(ChildPresenceID(path: KeyPathIdentity(toStackState), id: id))
+  }
+
+  /// Runs the element's reducer in place; returns its effect, scoped to the element.
+  @inlinable
+  func reduceElement(
+    id: StackElementID,
+    action elementAction: Element.Action,
+    into state: inout Parent.State,
+    _ action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    guard let index = state[keyPath: toStackState].elements.index(forKey: id) else {
+      report(action, "an element that is not in the stack")
+      return .none
+    }
+    let effect = element.reduce(
+      into: &state[keyPath: toStackState].elements.values[index], action: elementAction)
+    if effect.isNone { return .none }
+    let toStackAction = self.toStackAction
+    return effect.scopedToChild(
+      presence(of: id), dismiss: toStackAction.embed(.popFrom(id: id))
+    ) {
+      toStackAction.embed(.element(id: id, action: $0))
+    }
+  }
+
+  /// Pushes `elementState` with the ID `id`, unless the stack has used that ID already.
+  @inlinable
+  func push(
+    id: StackElementID,
+    _ elementState: Element.State,
+    into state: inout Parent.State,
+    _ action: Parent.Action
+  ) {
+    let next = state[keyPath: toStackState].nextGeneration
+    guard id.generation >= next else {
+      report(
+        action,
+        "an ID the stack has already used (the next free ID is \(StackElementID(generation: next)))"
+      )
+      return
+    }
+    state[keyPath: toStackState][id: id] = elementState
+  }
+
+  @usableFromInline
+  func report(_ action: Parent.Action, _ problem: String) {
+    StoreIssueContext.misuse(action).bound {
+      location.report(
+        """
+        A "forEach" at "\(location.fileID):\(location.line)" received an action for \
+        \(problem):
+
+          Action: \(String(customDumping: action))
+          Element reducer: \(Element.self)
+
+        The action was ignored.
+        """
+      )
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import Synchronization
+
+/// A live store of a ``StoreRegistry``, with what eviction needs to know of its use.
+///
+/// `pins` counts the registry calls that hold the store now: it is raised only with the
+/// shard's lock held, and eviction (which holds the same lock) takes only slots at zero, so a
+/// held store is never evicted. It is lowered without the lock. `used` is set by every use and
+/// cleared by the sweeper, which so learns of uses without a clock read per use.
+final class RegistrySlot<State: Sendable, Action: Sendable>: Sendable {
+  let store: Store<State, Action>
+  let pins = Atomic<Int>(0)
+  let used = Atomic<Bool>(true)
+  /// The shard's use counter at the last use that pinned the store: orders the shard's stores
+  /// from least to most recently used. Written with the shard's lock held.
+  let lastUse = Atomic<UInt64>(0)
+  /// When the sweeper last saw the store used (or it was created), in nanoseconds on the
+  /// registry's clock. Written with the shard's lock held.
+  let idleSince = Atomic<Int64>(0)
+  /// Shutdown's waiters for `pins` to reach zero; `nil` once released for good (the last pin
+  /// went, or the shutdown's deadline passed).
+  private let unpinWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
+
+  init(store: Store<State, Action>, pins: Int, idleSince: Int64) {
+    self.store = store
+    self.pins.store(pins, ordering: .relaxed)
+    self.idleSince.store(idleSince, ordering: .relaxed)
+  }
+
+  /// Marks a use; writes the flag's cache line only when the sweeper cleared it.
+  @inline(__always)
+  func markUsed() {
+    if !used.load(ordering: .relaxed) { used.store(true, ordering: .relaxed) }
+  }
+
+  /// Ends one hold of the store; `shuttingDown` wakes a shutdown that waits for the last one.
+  @inline(__always)
+  func unpin(shuttingDown: () -> Bool) {
+    markUsed()
+    if pins.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 && shuttingDown() {
+      release()
+    }
+  }
+
+  /// Waits until no registry call holds the store, or ``release()`` was called.
+  func waitUntilUnpinned() async {
+    await withCheckedContinuation { continuation in
+      let resumeNow = unpinWaiters.withLock { waiters -> Bool in
+        guard waiters != nil, pins.load(ordering: .sequentiallyConsistent) > 0 else {
+          return true
+        }
+        waiters!.append(continuation)
+        return false
+      }
+      if resumeNow { continuation.resume() }
+    }
+  }
+
+  /// Wakes every waiter of ``waitUntilUnpinned()``, now and later.
+  func release() {
+    let waiters = unpinWaiters.withLock { waiters in
+      defer { waiters = nil }
+      return waiters ?? []
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+}

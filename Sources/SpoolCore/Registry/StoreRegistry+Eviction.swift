@@ -1,0 +1,73 @@
+extension StoreRegistry {
+  /// Whether eviction may take `slot` now: nobody holds it, and under
+  /// ``StoreRegistryConfiguration/RunningEffectsPolicy/keepStore`` none of its effects runs.
+  /// With the shard's lock held (holds are taken with it).
+  ///
+  /// Never once shutdown has begun: ``shutdown(deadline:)`` sets its flag and then collects
+  /// every shard's evictions with the shard's lock, so that none begins after it looked.
+  func isEvictable(_ slot: Slot) -> Bool {
+    guard !shuttingDown.load(ordering: .sequentiallyConsistent) else { return false }
+    guard slot.pins.load(ordering: .sequentiallyConsistent) == 0 else { return false }
+    if configuration.runningEffects.keepsStoresWithEffects {
+      return slot.store.runningEffectCount == 0
+    }
+    return true
+  }
+
+  /// Replaces the live entry of `id` by an eviction, and starts it; with the shard's lock
+  /// held, after ``isEvictable(_:)``.
+  func beginEviction(
+    of id: ID, slot: Slot, in contents: inout Shard.Contents, shard: Shard
+  ) {
+    let eviction = Task { await self.evict(id, slot: slot, shard: shard) }
+    contents.entries[id] = .evicting(eviction)
+    liveCount.subtract(1, ordering: .relaxed)
+  }
+
+  /// Reduces what the store has queued, shuts it down, gives its final state to `onEvict`,
+  /// and then forgets the ID, so that the next request for it creates a new store.
+  func evict(_ id: ID, slot: Slot, shard: Shard) async {
+    publishCount()
+    await slot.store.settleQueue()
+    await slot.store.shutdown()
+    if let onEvict {
+      await onEvict(id, await slot.store.state)
+    }
+    shard.contents.withLock { contents in
+      guard case .evicting? = contents.entries[id] else {
+        preconditionFailure("Internal inconsistency: an eviction lost its entry")
+      }
+      contents.entries[id] = nil
+    }
+  }
+
+  /// Evicts least recently used stores until at most `maximum` are live, looking in the shard
+  /// `first` first, then in the others; stops when no store is evictable.
+  ///
+  /// - Complexity: O(n) in the number of entries of the shards it looks in, with each
+  ///   shard's lock held while it looks.
+  func evictForBound(maximum: Int, startingAt first: Int) {
+    var index = first
+    var shardsWithoutVictim = 0
+    while liveCount.load(ordering: .relaxed) > maximum && shardsWithoutVictim < shards.count {
+      let shard = shards[index]
+      let evicted = shard.contents.withLock { contents -> Bool in
+        var victim: (id: ID, slot: Slot, lastUse: UInt64)?
+        for (id, entry) in contents.entries {
+          guard case .live(let slot) = entry, isEvictable(slot) else { continue }
+          let lastUse = slot.lastUse.load(ordering: .relaxed)
+          if victim == nil || lastUse < victim!.lastUse { victim = (id, slot, lastUse) }
+        }
+        guard let victim else { return false }
+        beginEviction(of: victim.id, slot: victim.slot, in: &contents, shard: shard)
+        return true
+      }
+      if evicted {
+        shardsWithoutVictim = 0
+      } else {
+        shardsWithoutVictim += 1
+        index = (index + 1) & (shards.count - 1)
+      }
+    }
+  }
+}

@@ -1,0 +1,354 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Stores by ID, one per entity (a cart, a session, an account), created on first use, evicted
+/// when idle or beyond a bound, and shut down together.
+///
+/// A server keeps one ``Store`` per entity: the registry creates it the first time an ID is
+/// asked for (with the `makeStore` closure, run once per ID however many requests ask at the
+/// same time), keeps it while it is used, evicts it when it has been idle for
+/// ``StoreRegistryConfiguration/idleTimeout`` or to stay within
+/// ``StoreRegistryConfiguration/maximumLiveStores``, and shuts every store down with
+/// ``shutdown(deadline:)``.
+///
+/// Use a store through the registry, which holds it for the length of the call:
+/// ``send(_:to:)``, ``send(_:to:reading:)`` and ``withStore(_:_:)``. A held store is never
+/// evicted, so an action sent through the registry is reduced by a live store, never lost to an
+/// eviction racing it: a request that comes while the store of its ID is being evicted waits
+/// for the eviction to end (``onEvict`` included) and then gets a new store.
+///
+/// Eviction reduces what the store has queued, shuts it down (cancelling its effects), and
+/// then calls `onEvict` with the store's final state (to write a snapshot, say). Nothing wakes
+/// per store: one sweeper task per registry sleeps until the earliest time an idle store could
+/// expire, and does not exist while the registry holds no store (or evicts none for
+/// idleness).
+///
+/// Shut the registry down before releasing it: the sweeper keeps it alive while it holds
+/// stores, and a registry released without ``shutdown(deadline:)`` releases its stores (which
+/// shuts them down) without calling `onEvict`.
+///
+/// ```swift
+/// let carts = StoreRegistry<Cart.ID, Cart.State, Cart.Action>(
+///   configuration: StoreRegistryConfiguration(idleTimeout: .seconds(300)),
+///   onEvict: { id, state in await snapshots.save(state, for: id) }
+/// ) { id in
+///   Store(initialState: try await snapshots.load(id) ?? Cart.State(id: id)) {
+///     Cart()
+///   }
+/// }
+///
+/// let total = try await carts.send(.add(item), to: cartID) { $0.total }
+/// ```
+public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable>:
+  Sendable
+{
+  typealias Slot = RegistrySlot<State, Action>
+  typealias Shard = RegistryShard<ID, State, Action>
+
+  /// The registry's bounds and eviction policy.
+  public let configuration: StoreRegistryConfiguration
+
+  let clock: RegistryClock
+  let makeStore: @Sendable (ID) async throws -> Store<State, Action>
+  let onEvict: (@Sendable (ID, State) async -> Void)?
+  let onLiveStoresChange: (@Sendable (Int) -> Void)?
+  let shards: [Shard]
+  /// The number of live stores (``count``).
+  let liveCount = Atomic<Int>(0)
+  /// Set once by ``shutdown(deadline:)``, before it collects the stores: read with a shard's
+  /// lock held by every call that would hold or create a store, so that each call either
+  /// holds its store before shutdown collects it, or is refused.
+  let shuttingDown = Atomic<Bool>(false)
+  let lifecycle = Mutex(Lifecycle())
+  /// Serializes the calls of `onLiveStoresChange`, so that the last call has the last count.
+  let gaugeLock = Mutex(())
+  /// Called after each pass of the sweeper (tests wait for passes with it).
+  let onSweep: (@Sendable () -> Void)?
+
+  struct Lifecycle {
+    /// The sweeper task, while it runs: it ends when the registry holds no store.
+    var sweeper: Task<Void, Never>?
+    /// The shutdown, once ``shutdown(deadline:)`` was called.
+    var shutdown: Task<Void, Never>?
+  }
+
+  /// Creates a registry that makes each ID's store with `makeStore`.
+  ///
+  /// - Parameters:
+  ///   - configuration: Idle eviction, the bound on live stores, and what eviction does with
+  ///     running effects. The default keeps every store until ``shutdown(deadline:)``.
+  ///   - clock: The clock of idle eviction; a test passes a test clock to drive it.
+  ///   - onEvict: Called with a store's ID and final state after the store was evicted or shut
+  ///     down (by eviction, or by ``shutdown(deadline:)``), before the ID can get a new store:
+  ///     a request for that ID waits for it, so it must not ask the registry for that ID.
+  ///   - onLiveStoresChange: Called with the number of live stores each time it changes (a
+  ///     gauge); calls are serialized, and the last one has the current count. Keep it cheap,
+  ///     and do not create or evict stores from it.
+  ///   - makeStore: Creates the store of an ID, once per ID until it is evicted. When it
+  ///     throws, every caller waiting for that creation gets the error, nothing is kept, and
+  ///     the next request for the ID tries again. To share one instrumentation between the
+  ///     stores, labeled with their IDs, see ``KeyedStoreInstrumentation``.
+  ///
+  /// ```swift
+  /// let sessions = StoreRegistry<UUID, Session.State, Session.Action>(
+  ///   configuration: StoreRegistryConfiguration(idleTimeout: .seconds(900))
+  /// ) { id in
+  ///   Store(initialState: Session.State(id: id)) { Session() }
+  /// }
+  /// ```
+  public convenience init(
+    configuration: StoreRegistryConfiguration = StoreRegistryConfiguration(),
+    clock: any Clock<Duration> = ContinuousClock(),
+    onEvict: (@Sendable (_ id: ID, _ state: State) async -> Void)? = nil,
+    onLiveStoresChange: (@Sendable (_ count: Int) -> Void)? = nil,
+    makeStore: @escaping @Sendable (_ id: ID) async throws -> Store<State, Action>
+  ) {
+    self.init(
+      configuration: configuration, clock: clock, shardCount: Self.defaultShardCount,
+      onEvict: onEvict, onLiveStoresChange: onLiveStoresChange, onSweep: nil,
+      makeStore: makeStore)
+  }
+
+  /// Creates a registry with `shardCount` shards (a power of two); tests use one shard, so
+  /// that the order of eviction for the bound does not depend on how IDs hash.
+  init(
+    configuration: StoreRegistryConfiguration,
+    clock: any Clock<Duration>,
+    shardCount: Int,
+    onEvict: (@Sendable (ID, State) async -> Void)?,
+    onLiveStoresChange: (@Sendable (Int) -> Void)?,
+    onSweep: (@Sendable () -> Void)?,
+    makeStore: @escaping @Sendable (ID) async throws -> Store<State, Action>
+  ) {
+    precondition(
+      shardCount > 0 && shardCount & (shardCount - 1) == 0,
+      "Internal inconsistency: a registry's shard count must be a power of two")
+    self.configuration = configuration
+    self.clock = RegistryClock(clock)
+    self.makeStore = makeStore
+    self.onEvict = onEvict
+    self.onLiveStoresChange = onLiveStoresChange
+    self.onSweep = onSweep
+    self.shards = (0..<shardCount).map { _ in Shard() }
+  }
+
+  /// Two shards per core (at least 8): calls for different IDs on different threads rarely
+  /// meet on one lock.
+  static var defaultShardCount: Int {
+    var count = 8
+    while count < 2 * ProcessInfoCores.active { count *= 2 }
+    return count
+  }
+
+  /// The number of live stores: created, and neither evicted nor shut down.
+  ///
+  /// A store being created or being evicted is not counted.
+  ///
+  /// ```swift
+  /// liveCartsGauge.record(carts.count)
+  /// ```
+  public var count: Int { liveCount.load(ordering: .relaxed) }
+
+  /// Whether ``shutdown(deadline:)`` was called.
+  public var isShutDown: Bool { shuttingDown.load(ordering: .relaxed) }
+
+  @inline(__always)
+  func shardIndex(for id: ID) -> Int {
+    id.hashValue & (shards.count - 1)
+  }
+
+  // MARK: Holding a store
+
+  /// Calls `body` with the store of `id`, created if need be; the store is not evicted while
+  /// `body` runs.
+  ///
+  /// `body` runs in the caller's isolation. Keep what it does with the store inside it: a
+  /// store kept past the call may be evicted, and an action sent to an evicted store is a
+  /// reported misuse, dropped.
+  ///
+  /// - Parameters:
+  ///   - id: The ID of the store.
+  ///   - body: Uses the store.
+  /// - Returns: What `body` returned.
+  /// - Throws: ``StoreRegistryError`` with ``StoreRegistryError/Code/shutDown`` once the
+  ///   registry shuts down; the error of `makeStore` when creating the store failed; what
+  ///   `body` throws.
+  ///
+  /// ```swift
+  /// let items = try await carts.withStore(cartID) { cart in
+  ///   await cart.send(.refresh).finish()
+  ///   return await cart.state.items
+  /// }
+  /// ```
+  public nonisolated(nonsending) func withStore<Result>(
+    _ id: ID, _ body: (Store<State, Action>) async throws -> Result
+  ) async throws -> Result {
+    let slot = try await hold(id)
+    defer { release(slot) }
+    return try await body(slot.store)
+  }
+
+  /// Reduces `action` in the store of `id`, created if need be.
+  ///
+  /// As ``Store/send(_:)-(Action)``: when it returns, the action has been reduced, by a live
+  /// store (an eviction racing the call waits for it, or happens before it and the call gets
+  /// a new store).
+  ///
+  /// - Parameters:
+  ///   - action: The action to reduce.
+  ///   - id: The ID of the store.
+  /// - Returns: A handle to wait for or cancel the action's effects.
+  /// - Throws: ``StoreRegistryError`` with ``StoreRegistryError/Code/shutDown`` once the
+  ///   registry shuts down; the error of `makeStore` when creating the store failed.
+  ///
+  /// ```swift
+  /// try await carts.send(.add(item), to: cartID)
+  /// ```
+  @discardableResult
+  public nonisolated(nonsending) func send(_ action: Action, to id: ID) async throws
+    -> StoreTask
+  {
+    let slot = try await hold(id)
+    defer { release(slot) }
+    return await slot.store.send(action)
+  }
+
+  /// Reduces `action` in the store of `id` and returns what `read` takes from the state right
+  /// after it, with no other producer's action in between (``Store/send(_:reading:)``).
+  ///
+  /// - Parameters:
+  ///   - action: The action to reduce.
+  ///   - id: The ID of the store.
+  ///   - read: Takes the value to return from the state after the action.
+  /// - Returns: What `read` returned.
+  /// - Throws: ``StoreRegistryError`` with ``StoreRegistryError/Code/shutDown`` once the
+  ///   registry shuts down; the error of `makeStore` when creating the store failed.
+  ///
+  /// ```swift
+  /// let total = try await carts.send(.add(item), to: cartID) { $0.total }
+  /// ```
+  public nonisolated(nonsending) func send<Value: Sendable>(
+    _ action: Action, to id: ID, reading read: @Sendable (State) -> Value
+  ) async throws -> Value {
+    let slot = try await hold(id)
+    defer { release(slot) }
+    return await slot.store.send(action, reading: read)
+  }
+
+  /// The slot of `id`, held once (``RegistrySlot/pins``): live, or created, or after an
+  /// eviction in progress ended, created anew.
+  func hold(_ id: ID) async throws -> Slot {
+    let shard = shards[shardIndex(for: id)]
+    while true {
+      let step = try shard.contents.withLock { contents -> HoldStep in
+        guard !shuttingDown.load(ordering: .sequentiallyConsistent) else {
+          throw StoreRegistryError(code: .shutDown, id: id)
+        }
+        switch contents.entries[id] {
+        case .live(let slot)?:
+          slot.pins.add(1, ordering: .relaxed)
+          contents.uses &+= 1
+          slot.lastUse.store(contents.uses, ordering: .relaxed)
+          return .held(slot)
+        case .creating(let task, let waiters)?:
+          contents.entries[id] = .creating(task: task, waiters: waiters + 1)
+          return .creating(task)
+        case .evicting(let eviction)?:
+          return .evicting(eviction)
+        case nil:
+          let task = Task { try await self.create(id, in: shard) }
+          contents.entries[id] = .creating(task: task, waiters: 1)
+          return .creating(task)
+        }
+      }
+      switch step {
+      case .held(let slot):
+        return slot
+      case .creating(let task):
+        return try await task.value
+      case .evicting(let eviction):
+        await eviction.value
+      }
+    }
+  }
+
+  enum HoldStep {
+    case held(Slot)
+    case creating(Task<Slot, any Error>)
+    case evicting(Task<Void, Never>)
+  }
+
+  /// Ends one hold of `slot`.
+  @inline(__always)
+  func release(_ slot: Slot) {
+    slot.unpin { shuttingDown.load(ordering: .sequentiallyConsistent) }
+  }
+
+  /// Runs `makeStore` for `id` and makes its store live, held once for each caller that waited
+  /// for it; or, when it throws, forgets the ID.
+  func create(_ id: ID, in shard: Shard) async throws -> Slot {
+    let store: Store<State, Action>
+    do {
+      store = try await makeStore(id)
+    } catch {
+      shard.contents.withLock { contents in
+        guard case .creating? = contents.entries[id] else {
+          preconditionFailure("Internal inconsistency: a failed creation lost its entry")
+        }
+        contents.entries[id] = nil
+      }
+      throw error
+    }
+    let now = clock.now().registryNanoseconds
+    let slot = shard.contents.withLock { contents -> Slot in
+      guard case .creating(_, let waiters)? = contents.entries[id] else {
+        preconditionFailure("Internal inconsistency: a creation lost its entry")
+      }
+      let slot = Slot(store: store, pins: waiters, idleSince: now)
+      contents.uses &+= 1
+      slot.lastUse.store(contents.uses, ordering: .relaxed)
+      contents.entries[id] = .live(slot)
+      return slot
+    }
+    let live = liveCount.add(1, ordering: .relaxed).newValue
+    publishCount()
+    if let maximum = configuration.maximumLiveStores, live > maximum {
+      evictForBound(maximum: maximum, startingAt: shardIndex(for: id))
+    }
+    startSweeperIfNeeded()
+    return slot
+  }
+
+  /// Calls `onLiveStoresChange` with the current count; serialized, so that the last call
+  /// has the last count.
+  func publishCount() {
+    guard let onLiveStoresChange else { return }
+    gaugeLock.withLock { _ in onLiveStoresChange(liveCount.load(ordering: .relaxed)) }
+  }
+}
+
+/// The number of cores this process may run on.
+enum ProcessInfoCores {
+  static let active: Int = {
+    #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+      return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    #else
+      return 1
+    #endif
+  }()
+}
+
+extension Duration {
+  /// This duration in whole nanoseconds, as the registry stores times.
+  var registryNanoseconds: Int64 {
+    let (seconds, attoseconds) = components
+    return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+  }
+}

@@ -1,0 +1,30 @@
+extension RootCore {
+  /// `Store.send(_:reading:)` when the store is idle: reduces `action` on the caller's thread
+  /// and reads the state before anyone else can reduce; `nil` when the lock is held.
+  func trySendReading<Value>(_ action: Action, _ read: (State) -> Value) -> Value? {
+    guard reducesOnCaller && queue.tryLockConsumer() else { return nil }
+    return sendLockedReading(action, read)
+  }
+
+  /// `Store.send(_:reading:)` when the store is busy, or runs on an executor it was given.
+  func sendReading<Value>(
+    _ action: Action, _ read: (State) -> Value, isolation: isolated StoreIsolation
+  ) async -> Value {
+    await lockOnExecutor(isolation: isolation)
+    return sendLockedReading(action, read)
+  }
+
+  /// ``sendLocked(_:)``, reading the state between the action's reduce (with the actions its
+  /// effects sent synchronously) and the actions queued meanwhile: the consumer lock is held
+  /// from before the reduce until after `read`, so nothing else is reduced in between.
+  func sendLockedReading<Value>(_ action: Action, _ read: (State) -> Value) -> Value {
+    _ = sendInline(action)
+    let value = read(statePointer.pointee)
+    if queue.hasPending {
+      drainAfterCaller(bindingDependencies: true)
+    } else {
+      queue.unlockConsumer()
+    }
+    return value
+  }
+}

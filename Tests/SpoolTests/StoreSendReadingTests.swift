@@ -1,0 +1,49 @@
+import ConcurrencyExtras
+import Spool
+import Testing
+
+import class Foundation.Thread
+
+/// `Store.send(_:reading:)` and `Store.withState`.
+@Suite(.timeLimit(.minutes(1)))
+struct StoreSendReadingTests {
+  @Test func readingSeesTheActionAndWhatItsEffectsSentSynchronously() async {
+    let store = Store(initialState: Ledger.State()) { Ledger() }
+    let read = await store.send(.addPair) { $0 }
+    #expect(read.count == 2)
+    #expect(read.log == ["pair", "second"])
+  }
+
+  /// Another producer enqueues all the time: every read ends with the pair its own action
+  /// produced, never with the other producer's action between the pair and the read.
+  @Test func noOtherProducersActionComesBetweenTheActionAndTheRead() async {
+    let store = Store(initialState: Ledger.State()) { Ledger() }
+    let rounds = 5_000
+    let otherDone = LockIsolated(false)
+    let other = Thread {
+      var sent = 0
+      while !otherDone.value || sent < rounds {
+        store.enqueue(.other("o"))
+        sent += 1
+      }
+    }
+    other.start()
+    for round in 0..<rounds {
+      let (count, tail) = await store.send(.addPair) { ($0.count, Array($0.log.suffix(2))) }
+      #expect(count == 2 * (round + 1))
+      #expect(tail == ["pair", "second"])
+    }
+    otherDone.setValue(true)
+    await store.finish()
+    #expect(await store.state.count == 2 * rounds)
+  }
+
+  @Test func withStateReadsTheCurrentState() async {
+    let store = Store(initialState: Ledger.State()) { Ledger() }
+    await store.send(.add(5))
+    #expect(await store.withState { $0.count } == 5)
+    store.enqueue(.add(2))
+    await store.finish()
+    #expect(await store.withState(\.count) == 7)
+  }
+}
