@@ -229,7 +229,14 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// Waits until every effect has ended and every queued action has been reduced.
   ///
   /// Effects that never end (a timer nobody stops) make `finish` wait forever: cancel them, or
-  /// ``shutdown()``.
+  /// ``shutdown()``, which cancels them, so that every `finish` waiting returns once they
+  /// have ended.
+  ///
+  /// Where Spool differs from TCA: `finish` returns early, without throwing, when the task
+  /// awaiting it is cancelled; the caller tells an early return from a finished store by
+  /// `Task.isCancelled` (or ``runningEffectCount``). Calling it from one of this store's own
+  /// effects is a reported misuse (a test failure under a test runner, a runtime warning
+  /// otherwise) and returns at once, since the effect would wait for itself.
   ///
   /// ```swift
   /// store.enqueue(.load)

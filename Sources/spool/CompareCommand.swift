@@ -6,7 +6,8 @@ import SpoolProfiling
 ///
 /// Prints, per workload, the throughput ratio and per action case the reduce p50 / p99 ratios,
 /// marking regressions. Exit status: 0 without regressions, 1 with any, 2 when a file cannot be
-/// read (with a one-line `error: FILE: problem` on standard error).
+/// read (with a one-line `error: FILE: problem` on standard error), 64 for a bad `--threshold`
+/// (one line too).
 struct Compare: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Compare two latency reports and flag regressions.",
@@ -25,11 +26,14 @@ struct Compare: AsyncParsableCommand {
   @Option(help: "The allowed change before a figure counts as a regression, e.g. 10%.")
   var threshold: String = "10%"
 
+  /// A bad threshold is one line on standard error and exit status 64, as `spool bench`'s bad
+  /// values are (a `ValidationError` would add the usage).
   func validate() throws {
     do {
       _ = try RegressionThreshold(parsing: threshold)
     } catch {
-      throw ValidationError(error.description)
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode(64)
     }
   }
 

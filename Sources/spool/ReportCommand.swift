@@ -6,7 +6,8 @@ import SpoolProfiling
 ///
 /// Prints the report as a table, or converts it. Output goes to standard output unless
 /// `--output PATH` is given, in which case the file is written atomically. Exit status: 0, or
-/// 1 with a one-line `error: FILE: problem` on standard error.
+/// 1 with a one-line `error: FILE: problem` on standard error; 64 with one line for an unknown
+/// `--format`.
 struct Report: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print a latency report, or convert it to JSON, a Chrome trace or an SVG plot.",
@@ -25,11 +26,14 @@ struct Report: AsyncParsableCommand {
   @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
   var output: String?
 
+  /// An unknown format is one line on standard error and exit status 64.
   func validate() throws {
     guard ReportFormat(rawValue: format) != nil else {
-      throw ValidationError(
-        "unknown format '\(format)'; use one of: "
-          + ReportFormat.allCases.map(\.rawValue).joined(separator: ", "))
+      let line =
+        "error: unknown format '\(format)'; use one of: "
+        + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ") + "\n"
+      FileHandle.standardError.write(Data(line.utf8))
+      throw ExitCode(64)
     }
   }
 

@@ -260,6 +260,41 @@ extension SpoolIOTests {
       #expect(plan.injected("pthread_create") == 1)
     }
 
+    /// At the descriptor limit a new worker's eventfds cannot be made: the operation that
+    /// needed the worker fails with that errno as its own `IOError`, nothing leaks (when the
+    /// second eventfd fails, the first is closed), and the pool serves again once descriptors
+    /// are back: the next submission starts a worker.
+    @Test(arguments: [1, 2])
+    func aPoolWithoutDescriptorsForAWorkerFailsTheOperationAndRecovers(
+      failingEventfd: Int
+    ) async throws {
+      let calls = Mutex(0)
+      let refusing = Mutex(true)
+      let faults: IOFault.Injector = { call in
+        guard call == "eventfd", refusing.withLock({ $0 }) else { return nil }
+        let number = calls.withLock { calls -> Int in
+          calls += 1
+          return calls
+        }
+        return number >= failingEventfd ? .error(EMFILE) : nil
+      }
+      try await withEngine(.threads, faults: faults) { engine in
+        for _ in 0..<2 {
+          let error = await expectIOError(EMFILE) {
+            _ = try await IOFile.open("/proc/self/stat", on: engine)
+          }
+          #expect(error?.operation == "open")
+          #expect(error?.target == .path("/proc/self/stat"))
+          #expect(engine.openBackendDescriptors == 0)
+        }
+        refusing.withLock { $0 = false }
+        let file = try await IOFile.open("/proc/self/stat", on: engine)
+        #expect(try await file.read(upTo: 8, at: 0).count == 8)
+        try await file.close()
+      }
+      #expect(calls.withLock { $0 } >= failingEventfd)
+    }
+
     @Test(arguments: allBackends)
     func theEngineCountsTheDescriptorsItOpens(backend: IOBackend.Preference) async throws {
       try await withEngine(backend) { engine in

@@ -13,6 +13,11 @@ extension SpoolIOTests {
         #expect(clock.now >= deadline)
         // A deadline in the past returns at once.
         try await clock.sleep(until: deadline.advanced(by: .seconds(-1)))
+        // So does one before the clock's origin, on both backends (the ring refuses a negative
+        // time, the deadline is clamped before it gets there).
+        let beforeTheOrigin = clock.now.advanced(by: .seconds(-1_000_000_000))
+        #expect(beforeTheOrigin.nanoseconds < 0)
+        try await clock.sleep(until: beforeTheOrigin)
       }
     }
 

@@ -209,5 +209,143 @@ extension SpoolIOTests {
         }
       }
     }
+
+    @Test(arguments: allBackends)
+    func aTebibyteReadReturnsWhatTheFileHas(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let file = try await IOFile.open(
+          directory.file("short"), options: [.read, .write, .create], on: engine)
+        try await file.write(Array("short".utf8), at: 0)
+        #expect(try await file.read(upTo: 1 << 40, at: 0) == Array("short".utf8))
+        #expect(try await file.read(upTo: Int.max, at: 2) == Array("ort".utf8))
+        try await file.close()
+        // A device that never ends: one read returns at most the documented 16 MiB.
+        let zero = try await IOFile.open("/dev/zero", on: engine)
+        let bytes = try await zero.read(upTo: 1 << 40, at: 0)
+        #expect(!bytes.isEmpty && bytes.count <= IOLimits.maximumReadCount)
+        #expect(bytes.prefix(4096).allSatisfy { $0 == 0 })
+        #expect(try await zero.read(upTo: 1 << 40).count <= IOLimits.maximumReadCount)
+        try await zero.close()
+      }
+    }
+
+    @Test(arguments: allBackends)
+    func negativeCountsAndOffsetsBeyondInt64AreRefused(
+      backend: IOBackend.Preference
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let file = try await IOFile.open(
+          directory.file("data"), options: [.read, .write, .create], on: engine)
+        try await file.write(Array("data".utf8), at: 0)
+        let beyond = UInt64(Int64.max) + 1
+        let error = await expectIOError(EINVAL) { _ = try await file.read(upTo: -1, at: 0) }
+        #expect(error?.operation == "read" && error?.target == .descriptor(file.descriptor))
+        await expectIOError(EINVAL) { _ = try await file.read(upTo: -1) }
+        await expectIOError(EINVAL) { _ = try await file.read(upTo: Int.min, at: 0) }
+        await expectIOError(EINVAL) { _ = try await file.read(upTo: 1, at: beyond) }
+        await expectIOError(EINVAL) { _ = try await file.read(upTo: 1, at: .max - 1) }
+        await expectIOError(EINVAL) { try await file.write([1], at: beyond) }
+        // The largest representable offset reaches the kernel, which refuses a write ending
+        // beyond it the same way on both backends.
+        await expectIOError(EINVAL) { try await file.write([1], at: UInt64(Int64.max)) }
+        #expect(try await file.read(upTo: 0, at: 0) == [])
+        // The engine (on io_uring, its loop thread) still serves.
+        #expect(try await file.read(upTo: 4, at: 0) == Array("data".utf8))
+        try await file.close()
+      }
+    }
+
+    /// Opening a FIFO that has no writer blocks the thread pool's worker in `open`; cancelling
+    /// the task ends it (the pool interrupts the call). io_uring opens the reading end without
+    /// waiting for a writer (its first, non-blocking attempt succeeds), so there the open
+    /// returns a file: either way, the task never hangs.
+    @Test(arguments: allBackends)
+    func openingAFIFOWithoutAWriterEndsWhenCancelled(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let path = directory.file("fifo")
+      #expect(mkfifo(path, 0o600) == 0)
+      try await withEngine(backend) { engine in
+        for _ in 0..<3 {
+          let ended = Flag()
+          let opening = Task {
+            defer { ended.set() }
+            return try await IOFile.open(path, on: engine)
+          }
+          while engine.operationsInFlight == 0 && !ended.isSet { await Task.yield() }
+          opening.cancel()
+          let result = await resultBounded(of: opening) { poke(fifo: path) }
+          switch (result, backend) {
+          case (.success(let file), .ioUring):
+            try await file.close()
+          default:
+            #expect(throws: CancellationError.self) { _ = try result.get() }
+            if case .success(let file) = result { try await file.close() }
+          }
+        }
+        // The engine still serves: with a writer, the open returns.
+        let ended = Flag()
+        let opening = Task {
+          defer { ended.set() }
+          return try await IOFile.open(path, on: engine)
+        }
+        // A writer's non-blocking open succeeds once the reader is in `open` (or done).
+        var writer: Int32 = -1
+        while writer < 0 {
+          writer = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+          if writer < 0 { await Task.yield() }
+        }
+        let file = try await opening.value
+        close(writer)
+        try await file.close()
+      }
+    }
+
+    /// A read of a FIFO whose writer stays silent waits in the kernel; cancelling the task ends
+    /// it on both backends, and the FIFO and engine serve on.
+    @Test(arguments: allBackends)
+    func readingASilentFIFOEndsWhenCancelled(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let path = directory.file("fifo")
+      #expect(mkfifo(path, 0o600) == 0)
+      try await withEngine(backend) { engine in
+        // Read and write, so that opening does not wait for a writer.
+        let fifo = try await IOFile.open(path, options: [.read, .write], on: engine)
+        for _ in 0..<3 {
+          let reading = Task { try await fifo.read(upTo: 16) }
+          while engine.operationsInFlight == 0 { await Task.yield() }
+          reading.cancel()
+          let result = await resultBounded(of: reading) { poke(fifo: path, [0]) }
+          #expect(throws: CancellationError.self) { _ = try result.get() }
+        }
+        try await fifo.append(Array("ping".utf8))
+        #expect(try await fifo.read(upTo: 16) == Array("ping".utf8))
+        try await fifo.close()
+      }
+    }
+
+    /// A shutdown ends a FIFO open that no writer will ever release, with `ECANCELED`, and
+    /// returns: the thread pool's shutdown waits for its workers, so it interrupts them. (The
+    /// ring opens the reading end without waiting, see the test above.)
+    @Test func shutdownEndsABlockedFIFOOpen() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let path = directory.file("fifo")
+      #expect(mkfifo(path, 0o600) == 0)
+      let engine = try IOEngine(backend: .threads)
+      let opening = Task { try await IOFile.open(path, on: engine) }
+      while engine.operationsInFlight == 0 { await Task.yield() }
+      let shutdown = Task { await engine.shutdown() }
+      let result = await resultBounded(of: opening) { poke(fifo: path) }
+      await expectIOError(ECANCELED) { _ = try result.get() }
+      if case .success(let file) = result { try await file.close() }
+      await shutdown.value
+      #expect(engine.openBackendDescriptors == 0)
+    }
   }
 }

@@ -151,5 +151,29 @@ extension SpoolIOTests {
         try await listener.close()
       }
     }
+
+    @Test(arguments: allBackends)
+    func receiveRefusesNegativeCountsAndCapsLargeOnes(
+      backend: IOBackend.Preference
+    ) async throws {
+      try await withEngine(backend) { engine in
+        let listener = try TCPSocket.listen(host: "127.0.0.1", port: 0, on: engine)
+        async let accepted = listener.accept()
+        let client = try await TCPSocket.connect(
+          host: "127.0.0.1", port: listener.localPort, on: engine)
+        let server = try await accepted
+        let error = await expectIOError(EINVAL) { _ = try await server.receive(upTo: -1) }
+        #expect(error?.operation == "recv")
+        await expectIOError(EINVAL) { _ = try await server.receive(upTo: Int.min) }
+        try await client.send(Array("ping".utf8))
+        var received: [UInt8] = []
+        while received.count < 4 { received += try await server.receive(upTo: 1 << 40) }
+        #expect(received == Array("ping".utf8))
+        try await client.close()
+        #expect(try await server.receive(upTo: Int.max) == [])
+        try await server.close()
+        try await listener.close()
+      }
+    }
   }
 }

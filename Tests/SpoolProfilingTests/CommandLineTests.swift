@@ -62,7 +62,48 @@ import Testing
     }
     let elsewhere = try run(["bench", "counter", "--duration", "5s"])
     #expect(elsewhere.status == 64)
-    #expect(elsewhere.error.contains("--duration applies to soak only"))
+    #expect(elsewhere.error.contains("--duration applies to idle-stores, soak only"))
+  }
+
+  /// A bad option of `report` or `compare` is one line and exit status 64.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func aBadThresholdOrFormatIsOneLine() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let base = directory.file("base.json")
+    try Fixtures.report().write(to: base, format: .json)
+    for value in ["ten", "-5%", "1e999", "nan", "2000%"] {
+      let result = try run(["compare", base, base, "--threshold=\(value)"])
+      #expect(result.status == 64, "\(value)")
+      #expect(result.error.hasPrefix("error: invalid threshold '\(value)': "), "\(value)")
+      #expect(result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
+      #expect(result.output.isEmpty)
+    }
+    let format = try run(["report", base, "--format", "pdf"])
+    #expect(format.status == 64)
+    #expect(format.error == "error: unknown format 'pdf'; use one of: table, json, trace, svg\n")
+  }
+
+  /// A report with an impossible figure is not printed or compared as if measured.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
+  func anImpossibleReportIsRefusedByReportAndCompare() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let base = directory.file("base.json")
+    try Fixtures.report().write(to: base, format: .json)
+    let json = String(decoding: Fixtures.report().rendered(as: .json), as: UTF8.self)
+    let broken = try directory.write(
+      json.replacingOccurrences(of: #""durationSeconds" : 1"#, with: #""durationSeconds" : -1"#),
+      to: "negative.json")
+    let report = try run(["report", broken])
+    #expect(report.status == 1)
+    #expect(report.output.isEmpty)
+    #expect(
+      report.error == "error: \(broken): has an impossible value: workloads[0].durationSeconds"
+        + " is -1.0; a duration or rate cannot be negative\n")
+    let compare = try run(["compare", base, broken])
+    #expect(compare.status == 2)
+    #expect(compare.error.contains("workloads[0].durationSeconds is -1.0"))
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))

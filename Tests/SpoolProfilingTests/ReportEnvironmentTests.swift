@@ -50,17 +50,20 @@ import Testing
     #expect(ReportEnvironment.cpuModel(inCPUInfo: "") == nil)
   }
 
+  /// With two cores allowed the measurement runs; on a busy machine it may find no quiet
+  /// window and give up, which must leave no figure rather than a wrong one. Neither its
+  /// duration nor its success is asserted: both depend on what else the machine runs.
   @Test(.enabled(if: (CrossCoreLatency.allowedCPUs()?.count ?? 0) >= 2))
-  func theCrossCoreRoundTripIsMeasuredQuickly() throws {
-    let start = ContinuousClock.now
+  func theCrossCoreRoundTripIsAFigureOrNothing() throws {
     let environment = ReportEnvironment.current(measuringCrossCoreLatency: true)
-    let elapsed = ContinuousClock.now - start
-    let nanoseconds = try #require(environment.crossCoreRoundTripNanoseconds)
-    // From a few nanoseconds (two hyperthreads of one core) to microseconds (a busy VM).
-    #expect(nanoseconds > 1 && nanoseconds < 100_000)
-    // git rev-parse is in there too; the measurement itself is bounded well under this.
-    #expect(elapsed < .seconds(2))
-    #expect(environment.headerLines().last?.contains("cross-core round trip ") == true)
+    #expect((environment.allowedCores ?? 0) >= 2)
+    let header = environment.headerLines()
+    guard let nanoseconds = environment.crossCoreRoundTripNanoseconds else {
+      #expect(!header.contains { $0.contains("cross-core round trip") })
+      return
+    }
+    #expect(nanoseconds.isFinite && nanoseconds > 0)
+    #expect(header.last?.contains("cross-core round trip ") == true)
   }
 
   @Test func withOneCoreAllowedThereIsNoRoundTrip() throws {

@@ -47,6 +47,72 @@ struct ReportFuzzTests {
     #expect(accepted < configuration.iterations, "\(configuration)")
   }
 
+  /// Every number of a valid report (one with a timeline too) made impossible in turn:
+  /// negative, fractional where a whole number belongs, infinite. Each must be rejected on one
+  /// line that names the field, never printed as if measured.
+  @Test(arguments: ["-1", "-0.5", "1e999", "-1e999"])
+  func everyImpossibleNumberIsRejectedNamingItsField(replacement: String) throws {
+    let document = FuzzJSONParser.parse(Self.seedWithTimeline)
+    var checked = 0
+    for (position, path) in document.numberPaths where path != "schemaVersion" {
+      let input = Array(document.replacing(node: position) { _ in .number(replacement) }.text.utf8)
+      let text: String
+      do {
+        _ = try Report.decode(input, path: Self.path)
+        Issue.record("\(path) = \(replacement) was accepted")
+        continue
+      } catch {
+        text = error.description
+      }
+      #expect(text.contains(path), "\(path) = \(replacement): \(text)")
+      #expect(!text.contains("\n"))
+      checked += 1
+    }
+    #expect(checked > 40)
+  }
+
+  /// Percentiles out of order are rejected, naming the first that is above the next.
+  @Test func percentilesOutOfOrderAreRejected() throws {
+    var report = Fixtures.report()
+    report.workloads[0].actionCases[1].reduce.p90Nanoseconds = 1_000_000
+    let error = #expect(throws: ReportFileError.self) {
+      try Report.decode(report.rendered(as: .json), path: Self.path)
+    }
+    #expect(
+      error?.description
+        == "fuzz.json: has an impossible value: workloads[0].actionCases[1].reduce.p90Nanoseconds"
+        + " is 1000000; above p99Nanoseconds (90); percentiles must not decrease")
+    report = Fixtures.report()
+    report.workloads[0].effects[0].lifetime.distribution[2].percentile = 10
+    let distribution = #expect(throws: ReportFileError.self) {
+      try Report.decode(report.rendered(as: .json), path: Self.path)
+    }
+    #expect(
+      distribution?.description.contains("workloads[0].effects[0].lifetime.distribution[2]"
+        + ".percentile is 10.0; below the point before it (50.0)") == true)
+  }
+
+  /// The fixture with a timeline (a soak's report), so that its numbers are fuzzed too.
+  static let seedWithTimeline: [UInt8] = {
+    var workload = Fixtures.workload()
+    let latency = IntervalLatency(p50Nanoseconds: 10, p99Nanoseconds: 20, maxNanoseconds: 30)
+    let sample = TimelineSample(
+      elapsedSeconds: 1, durationSeconds: 1, residentBytes: 1 << 20, actions: 10, liveEffects: 1,
+      queueWait: latency, reduce: latency,
+      features: [
+        TimelineFeatureSample(
+          name: "a", actions: 10, liveEffects: 1, queueWaitP99Nanoseconds: 20,
+          reduceP99Nanoseconds: 20)
+      ])
+    let check = FlatnessCheck(
+      metric: .liveEffects, first: 10, last: 12, maximumRatio: 2, floor: 100, grew: false)
+    workload.timeline = Timeline(
+      intervalSeconds: 1, samples: [sample, sample],
+      flatness: FlatnessVerdict(
+        outcome: .flat, warmUpSamples: 1, windowSamples: 1, checks: [check]))
+    return Fixtures.report([workload]).rendered(as: .json)
+  }()
+
   /// One fuzz input: a mutated valid report (most of the time) or random bytes.
   static func input(using random: inout SeededGenerator) -> [UInt8] {
     switch random.below(10) {

@@ -98,6 +98,50 @@ import Testing
     expectError(path, "is too large for a report (104857600 bytes")
   }
 
+  /// Files of /proc report a size of 0 and have contents: named for what they are.
+  @Test func aProcFileIsNotCalledEmpty() {
+    expectError("/proc/self/status", "is not a Spool report (it starts with byte 0x4e, not '{')")
+  }
+
+  @Test func aSchemaVersionOfTheWrongType() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    expectError(
+      try directory.write(#"{"schemaVersion": "1", "workloads": []}"#, to: "string.json"),
+      #"is not a Spool report (schemaVersion is a string ("1"), not an integer)"#)
+    expectError(
+      try directory.write(#"{"schemaVersion": 1.5}"#, to: "fraction.json"),
+      "is not a Spool report (schemaVersion is 1.5, not an integer)")
+    expectError(
+      try directory.write(#"{"schemaVersion": null}"#, to: "null.json"),
+      "is not a Spool report (schemaVersion is null, not an integer)")
+  }
+
+  /// A number too large for its field names the field, rather than calling the JSON invalid.
+  @Test func anIntegerOutOfRangeNamesItsField() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let json = String(decoding: Fixtures.report().rendered(as: .json), as: UTF8.self)
+      .replacingOccurrences(
+        of: #""actions" : 1000000"#, with: #""actions" : 99999999999999999999"#)
+    #expect(json.contains("99999999999999999999"))
+    let path = try directory.write(json, to: "huge-count.json")
+    expectError(path, "workloads[0].actions")
+    #expect(loadError(path).map { "\($0)" }?.contains("JSON") == false)
+  }
+
+  @Test func aNegativeCountNamesItsField() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    var report = Fixtures.report()
+    report.workloads[0].actions = -5
+    let path = directory.file("negative.json")
+    try report.write(to: path, format: .json)
+    expectError(
+      path,
+      "has an impossible value: workloads[0].actions is -5; a count or size cannot be negative")
+  }
+
   @Test func aReportFileReadsBack() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }

@@ -101,7 +101,7 @@ import Testing
     func round(_ spool: Double, plainActor: Double, peak: Int, reduceP99: UInt64)
       -> WorkloadReport
     {
-      var report = Fixtures.workload(throughput: spool, reduceP99: reduceP99)
+      var report = Fixtures.workload(throughput: spool, reduceP50: 5, reduceP99: reduceP99)
       report.baselines = [
         Baseline(name: "raw-loop", throughputPerSecond: 400_000_000),
         Baseline(name: "plain-actor", throughputPerSecond: plainActor),

@@ -257,6 +257,111 @@ struct LogFeature: Reducer {
     await iterator.next()
     #expect(live.count == 0)
   }
+
+  /// An effect that awaits its own store's `finish()` would wait for itself: reported, and
+  /// `finish()` returns, so the effect ends and so does every other `finish()`.
+  @Test(.timeLimit(.minutes(1)))
+  func finishFromAnEffectOfTheSameStoreIsReportedAndReturns() async {
+    let target = LockIsolated<Store<FinishingFeature.State, FinishingFeature.Action>?>(nil)
+    let store = Store(initialState: FinishingFeature.State()) {
+      FinishingFeature(store: { target.value })
+    }
+    target.setValue(store)
+    await withKnownIssue {
+      await store.send(.finishOwnStore)
+      await store.finish()
+    } matching: { issue in
+      issue.description.contains("would wait for itself")
+    }
+    #expect(await store.state.log == ["finish returned"])
+    #expect(store.runningEffectCount == 0)
+    target.setValue(nil)
+  }
+
+  /// A `finish()` from another store's effect is no misuse: it waits, and returns.
+  @Test(.timeLimit(.minutes(1)))
+  func finishFromAnotherStoresEffectWaits() async {
+    let inner = Store(initialState: FinishingFeature.State()) { FinishingFeature { nil } }
+    let outer = Store(initialState: FinishingFeature.State()) { FinishingFeature { inner } }
+    await inner.send(.respondLater)
+    await outer.send(.finishOwnStore)
+    await outer.finish()
+    #expect(await outer.state.log == ["finish returned"])
+    #expect(await inner.state.log == ["responded"])
+  }
+
+  /// `shutdown()` cancels the effects, so that a `finish()` waiting for one that would never
+  /// end returns.
+  @Test(.timeLimit(.minutes(1)))
+  func shutdownMakesAWaitingFinishReturn() async {
+    let store = Store(initialState: FinishingFeature.State()) { FinishingFeature { nil } }
+    await store.send(.waitForever)
+    let waiter = Task { await store.finish() }
+    await store.shutdown()
+    await waiter.value
+    #expect(store.runningEffectCount == 0)
+  }
+
+  /// A cancelled caller of `finish()` stops waiting (the effect runs on), and tells from
+  /// `Task.isCancelled`; a later `finish()` still waits for the effect.
+  @Test(.timeLimit(.minutes(1)))
+  func aCancelledFinishStopsWaiting() async {
+    let store = Store(initialState: FinishingFeature.State()) { FinishingFeature { nil } }
+    await store.send(.waitForever)
+    for round in 0..<50 {
+      let waiter = Task { () -> Bool in
+        await store.finish()
+        return Task.isCancelled
+      }
+      // Cancelled before it waits, or while it waits: both return.
+      if round.isMultiple(of: 2) { await Task.yield() }
+      waiter.cancel()
+      #expect(await waiter.value)
+      #expect(store.runningEffectCount == 1)
+    }
+    let alreadyCancelled = Task { () -> Int in
+      withUnsafeCurrentTask { $0?.cancel() }
+      await store.finish()
+      return store.runningEffectCount
+    }
+    #expect(await alreadyCancelled.value == 1)
+    await store.shutdown()
+    await store.finish()
+    #expect(store.runningEffectCount == 0)
+  }
+}
+
+/// A feature whose effects await a store's `finish()` (the one `store` returns), wait until
+/// cancelled, or answer after a suspension.
+struct FinishingFeature: Reducer {
+  struct State: Equatable, Sendable { var log: [String] = [] }
+  enum Action: Equatable, Sendable {
+    case finishOwnStore
+    case waitForever
+    case respondLater
+    case log(String)
+  }
+  let store: @Sendable () -> Store<State, Action>?
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .finishOwnStore:
+      return .run { [store] send in
+        await store()?.finish()
+        await send(.log("finish returned"))
+      }
+    case .waitForever:
+      return .run { _ in await suspendUntilCancelled() }
+    case .respondLater:
+      return .run { send in
+        await Task.yield()
+        await send(.log("responded"))
+      }
+    case let .log(line):
+      state.log.append(line)
+      return .none
+    }
+  }
 }
 
 /// Counts actions from several producers and checks each producer's order.

@@ -106,6 +106,24 @@ struct WorkloadTests {
     #expect(once.first?.rounds == nil)
   }
 
+  /// The registry and idle-store workloads (not in the standard set) run, check their counts
+  /// and report their figures.
+  @Test func theRegistryAndIdleStoreWorkloadsRunAndReport() async throws {
+    let registry = try #require(Workload.named("registry"))
+    let lookups = try await registry.run(
+      WorkloadOptions(actions: 2_000, rounds: 1), progress: BenchProgress())
+    #expect(
+      Set(lookups.first?.baselines.map(\.name) ?? [])
+        == ["mutex-dictionary", "spool-2-tasks", "mutex-dictionary-2-tasks"])
+    let idle = try #require(Workload.named("idle-stores"))
+    let reports = try await idle.run(
+      WorkloadOptions(actions: 200, duration: .milliseconds(10)), progress: BenchProgress())
+    let parameters = try #require(reports.first?.parameters)
+    #expect(parameters["bytesPerStore"] != nil)
+    #expect(parameters["bytesPerPlainActor"] != nil)
+    #expect(parameters["idleCorePercent"] != nil)
+  }
+
   @Test func everyWorkloadHasAName() {
     #expect(Set(Workload.all.map(\.name)).count == Workload.all.count)
     #expect(Workload.named("nope") == nil)

@@ -16,6 +16,8 @@ public struct TCPConnection: Sendable {
   /// Sends all of the bytes.
   public var send: @Sendable (_ bytes: [UInt8]) async throws -> Void
   /// Receives up to `maxCount` bytes; an empty result means the peer closed the connection.
+  /// The live value (SpoolIO's) refuses a negative `maxCount` with an `IOError` (`EINVAL`) and
+  /// returns at most 16 MiB per call, whatever `maxCount` asks for.
   public var receive: @Sendable (_ maxCount: Int) async throws -> [UInt8]
   /// Closes the connection.
   public var close: @Sendable () async throws -> Void

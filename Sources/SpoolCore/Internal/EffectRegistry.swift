@@ -268,11 +268,27 @@ final class EffectRegistry: Sendable {
     for task in tasks { task.cancel() }
   }
 
-  /// Suspends until no task is registered.
+  /// Numbers the waiters of ``waitUntilIdle()``, so that a cancelled one can withdraw.
+  private let idleWaiterIDs = Atomic<UInt64>(0)
+
+  /// Suspends until no task is registered, or until the waiting task is cancelled.
+  ///
+  /// A cancellation before the waiter is kept is seen by the check after keeping it; one after
+  /// it withdraws the waiter in the handler. Whichever of the two, or of the registry becoming
+  /// idle, takes the waiter out of the state machine resumes it: exactly once.
   func waitUntilIdle() async {
-    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-      let resumeNow = machine.withLock { $0.waitUntilIdle(continuation) }
-      if resumeNow { continuation.resume() }
+    let id = idleWaiterIDs.wrappingAdd(1, ordering: .relaxed).newValue
+    await withTaskCancellationHandler {
+      await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+        let resumeNow = machine.withLock { $0.waitUntilIdle(continuation, id: id) }
+        if resumeNow {
+          continuation.resume()
+        } else if Task.isCancelled {
+          machine.withLock { $0.withdrawIdleWaiter(id) }?.resume()
+        }
+      }
+    } onCancel: {
+      machine.withLock { $0.withdrawIdleWaiter(id) }?.resume()
     }
   }
 

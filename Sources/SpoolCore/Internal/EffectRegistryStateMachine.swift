@@ -38,7 +38,8 @@ struct EffectRegistryStateMachine {
   private var slots: [Slot] = []
   private var freeSlots: [Token] = []
   private var tokensByID: [EffectKey: TokenSet] = [:]
-  private var idleWaiters: [UnsafeContinuation<Void, Never>] = []
+  /// The callers of ``waitUntilIdle(_:id:)``, each under the id it can withdraw by.
+  private var idleWaiters: [(id: UInt64, continuation: UnsafeContinuation<Void, Never>)] = []
   /// The slots of tasks registered after an immediate start, by start id.
   private var startedTokens: [UInt64: Token] = [:]
   /// Immediate starts whose task ended before the starter registered it.
@@ -129,7 +130,7 @@ struct EffectRegistryStateMachine {
     count -= 1
     guard count == 0, !idleWaiters.isEmpty else { return [] }
     defer { idleWaiters = [] }
-    return idleWaiters
+    return idleWaiters.map(\.continuation)
   }
 
   /// Registers the task of immediate start `id`, which was still running when its start
@@ -197,11 +198,21 @@ struct EffectRegistryStateMachine {
     return slots.compactMap { $0.inUse && !$0.ended ? $0.task : nil }
   }
 
-  /// Whether `continuation` must be resumed now (nothing runs) or was kept for later.
-  mutating func waitUntilIdle(_ continuation: UnsafeContinuation<Void, Never>) -> Bool {
+  /// Whether `continuation` must be resumed now (nothing runs) or was kept for later, under
+  /// `id` (see ``withdrawIdleWaiter(_:)``).
+  mutating func waitUntilIdle(
+    _ continuation: UnsafeContinuation<Void, Never>, id: UInt64 = 0
+  ) -> Bool {
     if count == 0 { return true }
-    idleWaiters.append(continuation)
+    idleWaiters.append((id, continuation))
     return false
+  }
+
+  /// Takes back the waiter kept under `id` (its task was cancelled), to resume now; `nil` when
+  /// it was resumed already, or not kept yet.
+  mutating func withdrawIdleWaiter(_ id: UInt64) -> UnsafeContinuation<Void, Never>? {
+    guard let index = idleWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+    return idleWaiters.remove(at: index).continuation
   }
 
   func count(for id: AnyHashableSendable) -> Int { tokensByID[EffectKey(id)]?.count ?? 0 }

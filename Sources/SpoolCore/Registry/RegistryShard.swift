@@ -4,19 +4,24 @@ import Synchronization
 ///
 /// IDs are spread over several shards so that calls for different IDs on different threads
 /// rarely take the same lock.
+@usableFromInline
 final class RegistryShard<
   ID: Hashable & Sendable, StoreState: Sendable, StoreAction: Sendable
 >: Sendable {
-  let contents = Mutex(Contents())
+  @usableFromInline let contents = Mutex(Contents())
 
+  @usableFromInline
   struct Contents {
-    var entries: [ID: RegistryEntry<StoreState, StoreAction>] = [:]
+    @usableFromInline var entries: [ID: RegistryEntry<StoreState, StoreAction>] = [:]
     /// Counts the uses of the shard's stores, to order them by recency (`RegistrySlot.lastUse`).
-    var uses: UInt64 = 0
+    @usableFromInline var uses: UInt64 = 0
   }
+
+  init() {}
 }
 
 /// What a registry knows of one ID.
+@usableFromInline
 enum RegistryEntry<State: Sendable, Action: Sendable> {
   /// The store is being created. `waiters` callers wait for it (the first one included): the
   /// creation pins the new store once for each, so that none can lose it to an eviction.

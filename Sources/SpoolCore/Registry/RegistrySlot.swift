@@ -6,13 +6,14 @@ import Synchronization
 /// shard's lock held, and eviction (which holds the same lock) takes only slots at zero, so a
 /// held store is never evicted. It is lowered without the lock. `used` is set by every use and
 /// cleared by the sweeper, which so learns of uses without a clock read per use.
+@usableFromInline
 final class RegistrySlot<State: Sendable, Action: Sendable>: Sendable {
-  let store: Store<State, Action>
-  let pins = Atomic<Int>(0)
-  let used = Atomic<Bool>(true)
+  @usableFromInline let store: Store<State, Action>
+  @usableFromInline let pins = Atomic<Int>(0)
+  @usableFromInline let used = Atomic<Bool>(true)
   /// The shard's use counter at the last use that pinned the store: orders the shard's stores
   /// from least to most recently used. Written with the shard's lock held.
-  let lastUse = Atomic<UInt64>(0)
+  @usableFromInline let lastUse = Atomic<UInt64>(0)
   /// When the sweeper last saw the store used (or it was created), in nanoseconds on the
   /// registry's clock. Written with the shard's lock held.
   let idleSince = Atomic<Int64>(0)
@@ -27,13 +28,13 @@ final class RegistrySlot<State: Sendable, Action: Sendable>: Sendable {
   }
 
   /// Marks a use; writes the flag's cache line only when the sweeper cleared it.
-  @inline(__always)
+  @inlinable
   func markUsed() {
     if !used.load(ordering: .relaxed) { used.store(true, ordering: .relaxed) }
   }
 
   /// Ends one hold of the store; `shuttingDown` wakes a shutdown that waits for the last one.
-  @inline(__always)
+  @inlinable
   func unpin(shuttingDown: () -> Bool) {
     markUsed()
     if pins.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 && shuttingDown() {
@@ -56,6 +57,7 @@ final class RegistrySlot<State: Sendable, Action: Sendable>: Sendable {
   }
 
   /// Wakes every waiter of ``waitUntilUnpinned()``, now and later.
+  @usableFromInline
   func release() {
     let waiters = unpinWaiters.withLock { waiters in
       defer { waiters = nil }

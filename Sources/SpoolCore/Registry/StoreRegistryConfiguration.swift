@@ -36,7 +36,8 @@ public struct StoreRegistryConfiguration: Sendable, Hashable {
   ///
   /// - Parameters:
   ///   - idleTimeout: How long a store may go unused before it is evicted; `nil` for never.
-  ///   - maximumLiveStores: The most stores kept live; `nil` for no bound. At least 1.
+  ///   - maximumLiveStores: The most stores kept live; `nil` for no bound. A value below 1
+  ///     counts as 1.
   ///   - runningEffects: What eviction does with a store whose effects are running.
   ///
   /// ```swift
@@ -48,7 +49,7 @@ public struct StoreRegistryConfiguration: Sendable, Hashable {
     runningEffects: RunningEffectsPolicy = .keepStore
   ) {
     self.idleTimeout = idleTimeout
-    self.maximumLiveStores = maximumLiveStores
+    self.maximumLiveStores = maximumLiveStores.map { max(1, $0) }
     self.runningEffects = runningEffects
   }
 

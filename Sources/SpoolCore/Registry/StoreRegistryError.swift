@@ -36,6 +36,7 @@ public struct StoreRegistryError: Error, Hashable, Sendable, CustomStringConvert
   /// The ID that was asked for, described.
   public let id: String
 
+  @usableFromInline
   init(code: Code, id: some Sendable) {
     self.code = code
     self.id = String(describing: id)

@@ -861,13 +861,28 @@ where R.State: Sendable {
     }
   }
 
+  /// `Store.finish()`: reduces what is queued and waits for the effects, until both are done
+  /// or the calling task is cancelled.
+  ///
+  /// An effect of this store that called it would wait for itself (and every other caller
+  /// with it): that is reported and returns at once. Effects started by an effect's own
+  /// `Task { }` inherit its binding and count as the store's effects here.
   func finish(isolation: isolated StoreIsolation) async {
+    if registry.isCurrent {
+      reportIssue(
+        """
+        "finish()" was called from an effect of the same store, which would wait for itself. \
+        It returns at once; wait for the effect's work in the effect, or call "finish()" \
+        from outside the store.
+        """)
+      return
+    }
     while true {
       await lockOnExecutor(isolation: isolation)
       _ = drainLocked(limit: .max)
       let done = registry.count == 0 && !queue.hasPending
       queue.unlockConsumer()
-      if done { return }
+      if done || Task.isCancelled { return }
       await registry.waitUntilIdle()
     }
   }

@@ -63,7 +63,9 @@ public struct IOClock: Clock, Sendable {
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     let result = try await engine.perform(
-      .timeout(deadline: deadline.nanoseconds, storage: IOBuffer(count: 16)))
+      // A deadline before the clock's origin has passed, as any past one: clamped, so that
+      // the ring (which refuses a negative timespec) and the thread pool agree.
+      .timeout(deadline: max(deadline.nanoseconds, 0), storage: IOBuffer(count: 16)))
     // -ETIME: the deadline passed (the expected end); 0 cannot happen for a plain timeout.
     if result < 0 && result != -ETIME {
       throw IOError(errno: -result, operation: "timeout", target: .none)

@@ -13,9 +13,9 @@
 ///
 /// `@unchecked Sendable` is safe because every mutable field has one owner at a time:
 /// `continuation` is written by the awaiting task before the hand-off and read by the backend
-/// after it (the backend's queue lock orders the two); `phase`, `cancelRequested` and
-/// `workerWakeFD` are touched only by the backend (the ring thread, or under the thread pool's
-/// lock), as noted next to each.
+/// after it (the backend's queue lock orders the two); `phase`, `cancelRequested`,
+/// `workerWakeFD` and `workerThread` are touched only by the backend (the ring thread, or under
+/// the thread pool's lock), as noted next to each.
 final class IOOperation: @unchecked Sendable {
   enum Phase {
     /// Not yet seen by the backend.
@@ -39,6 +39,10 @@ final class IOOperation: @unchecked Sendable {
 
   // protected by the thread-pool lock: the eventfd of the worker running the operation, or -1
   var workerWakeFD: Int32 = -1
+
+  // protected by the thread-pool lock: the thread of the worker running the operation (valid
+  // while `workerWakeFD >= 0`), which a cancellation interrupts (`WorkerInterruption`)
+  var workerThread = pthread_t()
 
   init(_ request: IORequest) {
     self.request = request

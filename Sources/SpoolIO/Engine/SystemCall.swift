@@ -61,10 +61,11 @@ struct SystemCalls: Sendable {
 
   /// Runs a data transfer (`read`, `write`, `recv`, `send`) of up to `count` bytes: `body` gets
   /// the count to ask for, which an injected ``IOFault/shortTransfer(maximum:)`` lowers.
-  /// Returns the count transferred or `-errno`; `EINTR` is retried.
+  /// Returns the count transferred or `-errno`; `EINTR` is retried unless `retryOnInterrupt`
+  /// is `false` (a pool worker that may have been interrupted to cancel the transfer).
   @inline(__always)
   func transfer<Result: BinaryInteger>(
-    _ name: String, count: Int, _ body: (_ count: Int) -> Result
+    _ name: String, count: Int, retryOnInterrupt: Bool = true, _ body: (_ count: Int) -> Result
   ) -> Int {
     while true {
       var limit = count
@@ -80,7 +81,7 @@ struct SystemCalls: Sendable {
         let value = body(limit)
         result = value < 0 ? -Int(Glibc.errno) : Int(value)
       }
-      if result == -Int(EINTR) { continue }
+      if result == -Int(EINTR) && retryOnInterrupt { continue }
       return result!
     }
   }

@@ -136,7 +136,10 @@ public final class IOFile: Sendable {
   ///
   /// Returns what one read returned: the kernel may return fewer bytes than asked for even
   /// before the end (a short read); call again from the new offset, or use ``readToEnd(from:)``.
-  /// An interrupted or would-block read is retried, never reported.
+  /// An interrupted or would-block read is retried, never reported. One read asks for at most
+  /// 16 MiB, and allocates no more: a larger `count` returns at most that much, so a request
+  /// far beyond the file's size (`read(upTo: 1 << 40, at: 0)`) costs no more memory than the
+  /// file can give.
   ///
   /// On the io_uring backend a read of at most 64 KiB at an explicit offset
   /// first takes what the page cache holds, on the calling thread (`preadv2` with
@@ -145,7 +148,11 @@ public final class IOFile: Sendable {
   /// 4 KiB block that is one system call instead of a continuation, a ring entry and the
   /// task's resumption: see `IOBenchmarks` (in SpoolIO's sources) for the figures.
   ///
-  /// - Throws: `IOError` naming `read` and the descriptor (`ENOMEM`, `EIO`, `EISDIR`, ...;
+  /// - Parameters:
+  ///   - count: The most bytes to return; 0 returns none. Negative counts are refused.
+  ///   - offset: Where to read, at most `Int64.max`; `UInt64.max` reads at the file position.
+  /// - Throws: `IOError` naming `read` and the descriptor (`EINVAL` for a negative `count` or
+  ///   an offset beyond `Int64.max`, on both backends; `ENOMEM`, `EIO`, `EISDIR`, ...;
   ///   `ECANCELED` when the engine shut down meanwhile), or `CancellationError` when the task
   ///   was cancelled.
   ///
@@ -154,6 +161,9 @@ public final class IOFile: Sendable {
   /// ```
   public func read(upTo count: Int, at offset: UInt64) async throws -> [UInt8] {
     try checkOpen("read")
+    try IOLimits.checkCount(count, operation: "read", target: .descriptor(descriptor))
+    try IOLimits.checkOffset(offset, operation: "read", target: .descriptor(descriptor))
+    let count = min(count, IOLimits.maximumReadCount)
     var cached: [UInt8] = []
     if engine.readsCachedDataInline && !isDirect && offset != .max && count > 0
       && count <= Self.inlineReadLimit && !inlineReadsUnsupported.load(ordering: .relaxed)
@@ -251,15 +261,20 @@ public final class IOFile: Sendable {
   /// every byte is written; interrupted and would-block writes are retried. A write that takes
   /// no byte at all fails with `EIO` rather than loop forever.
   ///
-  /// - Throws: `IOError` naming `write` and the descriptor (`ENOSPC`, `ENOMEM`, ...); bytes
-  ///   written before the failure stay written. `CancellationError` when the task was
-  ///   cancelled.
+  /// - Parameters:
+  ///   - bytes: What to write.
+  ///   - offset: Where to write, at most `Int64.max`; `UInt64.max` writes at the file position
+  ///     (at the end for a file opened with `.append`).
+  /// - Throws: `IOError` naming `write` and the descriptor (`EINVAL` for an offset beyond
+  ///   `Int64.max`, on both backends; `ENOSPC`, `ENOMEM`, ...); bytes written before the
+  ///   failure stay written. `CancellationError` when the task was cancelled.
   ///
   /// ```swift
   /// try await file.write(Array("hello".utf8), at: 0)
   /// ```
   public func write(_ bytes: [UInt8], at offset: UInt64) async throws {
     try checkOpen("write")
+    try IOLimits.checkOffset(offset, operation: "write", target: .descriptor(descriptor))
     let buffer = IOBuffer(copying: bytes, alignment: bufferAlignment)
     var written = 0
     while written < bytes.count {

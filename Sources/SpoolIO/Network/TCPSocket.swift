@@ -137,16 +137,21 @@ public final class TCPSocket: Sendable {
   ///
   /// Returns as soon as some bytes arrived, possibly fewer than `count` (a short receive): loop
   /// to collect a message of known length. While no byte is there it waits (would-block and
-  /// interrupted calls are retried, never reported).
+  /// interrupted calls are retried, never reported). One receive asks for at most 16 MiB, and
+  /// allocates no more, whatever `count` says.
   ///
-  /// - Throws: `IOError` (`recv(fd 9): Connection reset by peer (ECONNRESET)`), or
-  ///   `CancellationError` when the task is cancelled while no data arrives.
+  /// - Parameter count: The most bytes to return; 0 returns none. Negative counts are refused.
+  /// - Throws: `IOError` (`recv(fd 9): Connection reset by peer (ECONNRESET)`; `EINVAL` for a
+  ///   negative `count`, on both backends), or `CancellationError` when the task is cancelled
+  ///   while no data arrives.
   ///
   /// ```swift
   /// let request = try await connection.receive(upTo: 4096)
   /// ```
   public func receive(upTo count: Int) async throws -> [UInt8] {
     try checkOpen("recv")
+    try IOLimits.checkCount(count, operation: "recv", target: .descriptor(descriptor))
+    let count = min(count, IOLimits.maximumReadCount)
     let buffer = IOBuffer(count: count)
     let received = try await engine.run(
       .receive(fd: descriptor, buffer: buffer, count: count), target: .descriptor(descriptor))

@@ -529,11 +529,10 @@ private final class RingLoop: @unchecked Sendable {
     case .close(let fd):
       return cspool_prep_close(ring, fd, userData)
     case .read(let fd, let buffer, let count, let offset):
-      return cspool_prep_read(
-        ring, fd, buffer.pointer, UInt32(min(count, limit)), offset, userData)
+      return cspool_prep_read(ring, fd, buffer.pointer, length(count, limit), offset, userData)
     case .write(let fd, let buffer, let start, let count, let offset):
       return cspool_prep_write(
-        ring, fd, buffer.pointer + start, UInt32(min(count, limit)), offset, userData)
+        ring, fd, buffer.pointer + start, length(count, limit), offset, userData)
     case .fsync(let fd):
       return cspool_prep_fsync(ring, fd, userData)
     case .stat(let fd, let path, let result):
@@ -547,13 +546,18 @@ private final class RingLoop: @unchecked Sendable {
     case .connect(let fd, let address):
       return cspool_prep_connect(ring, fd, address.pointer, UInt32(address.count), userData)
     case .receive(let fd, let buffer, let count):
-      return cspool_prep_recv(ring, fd, buffer.pointer, UInt32(min(count, limit)), userData)
+      return cspool_prep_recv(ring, fd, buffer.pointer, length(count, limit), userData)
     case .send(let fd, let buffer, let start, let count):
-      return cspool_prep_send(
-        ring, fd, buffer.pointer + start, UInt32(min(count, limit)), userData)
+      return cspool_prep_send(ring, fd, buffer.pointer + start, length(count, limit), userData)
     case .timeout(let deadline, let storage):
       return cspool_prep_timeout(ring, storage.pointer, deadline, userData)
     }
+  }
+
+  /// A transfer length for an entry: never negative, never beyond 32 bits (a conversion that
+  /// traps here would stop the loop thread, and every store's I/O with it).
+  private func length(_ count: Int, _ limit: Int) -> UInt32 {
+    UInt32(IOLimits.transferCount(min(count, limit)))
   }
 
   /// Submits what is prepared, waits for `waitCount` completions, and dispatches every

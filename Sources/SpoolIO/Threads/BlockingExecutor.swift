@@ -9,11 +9,14 @@ import CSpoolURing
 ///
 /// Requests that may wait indefinitely use non-blocking calls and wait in `poll` on both their
 /// descriptor and `cancelFD`, so a cancellation (a write to `cancelFD`) ends them with
-/// `-ECANCELED`. Results follow the kernel's convention: a value, or `-errno`.
+/// `-ECANCELED`. The others (open, read, write, fsync, stat, rename, unlink) are blocking
+/// calls that a FIFO, a terminal or a network file system can hold indefinitely: a
+/// cancellation also interrupts them with a signal (``WorkerInterruption``), and an `EINTR`
+/// with `cancelFD` written ends them with `-ECANCELED`, while any other `EINTR` makes the call
+/// again. Results follow the kernel's convention: a value, or `-errno`.
 ///
-/// Every call goes through ``SystemCalls``, which retries `EINTR`; `EAGAIN` from a read, write,
-/// accept, recv or send waits in `poll` for the descriptor and tries again, so it never reaches
-/// the caller.
+/// Every call goes through ``SystemCalls``; `EAGAIN` from a read, write, accept, recv or send
+/// waits in `poll` for the descriptor and tries again, so it never reaches the caller.
 struct BlockingExecutor {
   let syscalls: SystemCalls
   let cancelFD: Int32
@@ -23,34 +26,54 @@ struct BlockingExecutor {
     case .nop:
       return 0
     case .open(let path, let flags, let mode):
-      return result(syscalls.call("open") { open(path.cString, flags | O_CLOEXEC, mode) })
+      return interruptible {
+        syscalls.call("open", retryOnInterrupt: false) {
+          open(path.cString, flags | O_CLOEXEC, mode)
+        }
+      }
     case .close(let fd):
       // Not retried: after EINTR the descriptor is already released on Linux.
       return result(syscalls.call("close", retryOnInterrupt: false) { close(fd) })
     case .read(let fd, let buffer, let count, let offset):
       // EAGAIN (a descriptor opened non-blocking, or a fault) waits in `poll`, as on sockets.
       return retryWhenReady(fd, events: POLLIN) {
-        syscalls.transfer("read", count: count) { count in
+        syscalls.transfer(
+          "read", count: IOLimits.transferCount(count), retryOnInterrupt: false
+        ) { count in
+          // An offset beyond `off_t` is negative here, and the kernel refuses it (EINVAL), as
+          // it does on the ring; a conversion that traps would take the process down.
           offset == .max
-            ? read(fd, buffer.pointer, count) : pread(fd, buffer.pointer, count, off_t(offset))
+            ? read(fd, buffer.pointer, count)
+            : pread(fd, buffer.pointer, count, off_t(Int64(bitPattern: offset)))
         }
       }
     case .write(let fd, let buffer, let start, let count, let offset):
       return retryWhenReady(fd, events: POLLOUT) {
-        syscalls.transfer("write", count: count) { count in
+        syscalls.transfer(
+          "write", count: IOLimits.transferCount(count), retryOnInterrupt: false
+        ) { count in
           offset == .max
             ? write(fd, buffer.pointer + start, count)
-            : pwrite(fd, buffer.pointer + start, count, off_t(offset))
+            : pwrite(fd, buffer.pointer + start, count, off_t(Int64(bitPattern: offset)))
         }
       }
     case .fsync(let fd):
-      return result(syscalls.call("fsync") { fsync(fd) })
+      return interruptible { syscalls.call("fsync", retryOnInterrupt: false) { fsync(fd) } }
     case .stat(let fd, let path, let statx):
-      return syscalls.uring("stat") { cspool_statx_blocking(fd, path.cString, statx.pointer) }
+      return interruptible {
+        Int(
+          syscalls.uring("stat", retryOnInterrupt: false) {
+            cspool_statx_blocking(fd, path.cString, statx.pointer)
+          })
+      }
     case .rename(let from, let to):
-      return result(syscalls.call("rename") { rename(from.cString, to.cString) })
+      return interruptible {
+        syscalls.call("rename", retryOnInterrupt: false) { rename(from.cString, to.cString) }
+      }
     case .unlink(let path):
-      return result(syscalls.call("unlink") { unlink(path.cString) })
+      return interruptible {
+        syscalls.call("unlink", retryOnInterrupt: false) { unlink(path.cString) }
+      }
     case .accept(let fd):
       return retryWhenReady(fd, events: POLLIN) {
         Int(syscalls.uring("accept") { cspool_accept_cloexec(fd) })
@@ -74,13 +97,13 @@ struct BlockingExecutor {
       return got < 0 ? result(got) : -error
     case .receive(let fd, let buffer, let count):
       return retryWhenReady(fd, events: POLLIN) {
-        syscalls.transfer("recv", count: count) { count in
+        syscalls.transfer("recv", count: IOLimits.transferCount(count)) { count in
           recv(fd, buffer.pointer, count, Int32(MSG_DONTWAIT))
         }
       }
     case .send(let fd, let buffer, let start, let count):
       return retryWhenReady(fd, events: POLLOUT) {
-        syscalls.transfer("send", count: count) { count in
+        syscalls.transfer("send", count: IOLimits.transferCount(count)) { count in
           send(fd, buffer.pointer + start, count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
         }
       }
@@ -99,10 +122,32 @@ struct BlockingExecutor {
   private func retryWhenReady(_ fd: Int32, events: Int32, _ attempt: () -> Int) -> Int32 {
     while true {
       let value = attempt()
+      if value == -Int(EINTR) {
+        if isCancelled { return -ECANCELED }
+        continue
+      }
       guard value == -Int(EAGAIN) || value == -Int(EWOULDBLOCK) else { return result(value) }
       let ready = waitUntilReady(fd, events: events, deadline: nil)
       guard ready == 0 else { return ready }
     }
+  }
+
+  /// Makes a blocking call that a cancellation may interrupt (`attempt` does not retry
+  /// `EINTR`): ends with `-ECANCELED` when the interruption came with a cancellation, and
+  /// makes the call again otherwise.
+  private func interruptible(_ attempt: () -> Int) -> Int32 {
+    while true {
+      let value = attempt()
+      guard value == -Int(EINTR) else { return result(value) }
+      if isCancelled { return -ECANCELED }
+    }
+  }
+
+  /// Whether the running operation was cancelled (`cancelFD` was written); checked only after
+  /// an `EINTR`, so a call that is not interrupted costs nothing more.
+  private var isCancelled: Bool {
+    var fds = pollfd(fd: cancelFD, events: Int16(POLLIN), revents: 0)
+    return syscalls.call("poll") { poll(&fds, 1, 0) } > 0 && fds.revents != 0
   }
 
   /// Waits until `fd` is ready for `events`, the deadline passes (`-ETIME`), or the operation

@@ -19,7 +19,11 @@ import Synchronization
 /// Cancellation: a queued operation is removed and fails with `CancellationError`; a running
 /// operation that may wait indefinitely (accept, connect, recv, send, timeout) waits in `poll`
 /// on its descriptor and on its worker's eventfd, which the cancellation writes. A running file
-/// operation is short and finishes; its result is delivered.
+/// operation (open, read, write, fsync, ...) is a blocking call, which a FIFO, a terminal or a
+/// network file system can hold for good: the cancellation writes the eventfd and interrupts
+/// the worker's call with a signal (``WorkerInterruption``), again until the worker has left
+/// the operation, so the task gets `CancellationError` at once. A call the kernel does not let
+/// a signal interrupt (a local disk's read) finishes, and its result is delivered.
 final class ThreadPoolBackend: Sendable {
   /// Beyond this many threads, operations queue until a worker is free.
   static let maximumWorkers = 512
@@ -30,6 +34,7 @@ final class ThreadPoolBackend: Sendable {
 
   init(syscalls: SystemCalls) throws(IOError) {
     self.syscalls = syscalls
+    _ = WorkerInterruption.isAvailable
   }
 
   func submit(_ operation: IOOperation) {
@@ -58,20 +63,49 @@ final class ThreadPoolBackend: Sendable {
   }
 
   func cancel(_ operation: IOOperation) {
-    state.withLock { state in
-      guard !operation.cancelRequested else { return }
+    let interrupting = state.withLock { state -> Bool in
+      guard !operation.cancelRequested else { return false }
       operation.cancelRequested = true
       switch operation.phase {
       case .created, .completed:
-        break  // `submit` sees the flag / nothing left to do.
+        return false  // `submit` sees the flag / nothing left to do.
       case .submitted where operation.workerWakeFD >= 0:
         signal(operation.workerWakeFD)
+        guard !operation.request.mayWaitIndefinitely, WorkerInterruption.isAvailable else {
+          return false  // It waits in `poll`, which the eventfd ends.
+        }
+        WorkerInterruption.interrupt(operation.workerThread)
+        return true
       case .submitted:
         // Queued: completed here and left in the queue, which skips it (`popFirst`). Taking it
         // out would cost O(queue length) per cancellation, O(n²) when a store shuts down with
         // n operations queued (10,000: about 20 s in a debug build).
         operation.completeCancelledBeforeStart()
+        return false
       }
+    }
+    if interrupting { keepInterrupting(operation) }
+  }
+
+  /// Interrupts the worker running `operation` again, with growing pauses, until it has left
+  /// the operation: a signal that arrives after the worker took the operation but before it
+  /// entered the blocking call is spent by then, and the call would block despite it.
+  private func keepInterrupting(_ operation: IOOperation) {
+    Task.detached { [self] in
+      var pause = Duration.milliseconds(1)
+      while interruptIfRunning(operation) {
+        try? await Task.sleep(for: pause)
+        pause = min(pause * 2, .milliseconds(50))
+      }
+    }
+  }
+
+  /// Interrupts the worker running `operation`; `false` once no worker runs it.
+  private func interruptIfRunning(_ operation: IOOperation) -> Bool {
+    state.withLock { _ in
+      guard operation.phase == .submitted, operation.workerWakeFD >= 0 else { return false }
+      WorkerInterruption.interrupt(operation.workerThread)
+      return true
     }
   }
 
@@ -79,26 +113,34 @@ final class ThreadPoolBackend: Sendable {
   /// worker has exited and released its descriptors.
   func shutdown() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let (finished, failed) = state.withLock { state -> (Bool, [IOOperation.Resumption]) in
-        let failed = beginShutdown(&state)
-        guard state.workers > 0 else { return (true, failed) }
+      let (finished, stopped) = state.withLock { state -> (Bool, ShutdownStart) in
+        let stopped = beginShutdown(&state)
+        guard state.workers > 0 else { return (true, stopped) }
         state.shutdownWaiters.append(continuation)
-        return (false, failed)
+        return (false, stopped)
       }
-      for resumption in failed { resumption.resume() }
+      carryOut(stopped)
       if finished { continuation.resume() }
     }
   }
 
   /// Starts a shutdown without waiting for it.
   func requestShutdown() {
-    for resumption in state.withLock({ beginShutdown(&$0) }) { resumption.resume() }
+    carryOut(state.withLock { beginShutdown(&$0) })
   }
 
-  /// Returns the resumptions of the queued operations it failed, to carry out once the lock is
-  /// released (see `IOOperation.Resumption`).
-  private func beginShutdown(_ state: inout WorkerPoolState) -> [IOOperation.Resumption] {
-    guard !state.isShuttingDown else { return [] }
+  /// What a shutdown leaves to do once the lock is released: the resumptions of the queued
+  /// operations it failed (see `IOOperation.Resumption`), and the running operations whose
+  /// workers it interrupted, to interrupt until they leave them.
+  private typealias ShutdownStart = (failed: [IOOperation.Resumption], interrupted: [IOOperation])
+
+  private func carryOut(_ start: ShutdownStart) {
+    for resumption in start.failed { resumption.resume() }
+    for operation in start.interrupted { keepInterrupting(operation) }
+  }
+
+  private func beginShutdown(_ state: inout WorkerPoolState) -> ShutdownStart {
+    guard !state.isShuttingDown else { return ([], []) }
     state.isShuttingDown = true
     var failed: [IOOperation.Resumption] = []
     while let operation = state.popFirst() {
@@ -107,13 +149,19 @@ final class ThreadPoolBackend: Sendable {
         operation.finish(result: rejectedResult(operation.request, syscalls: syscalls)))
     }
     // Running operations end with ECANCELED (an IOError, as on the ring), not as cancelled
-    // tasks: their tasks did not ask for it.
+    // tasks: their tasks did not ask for it. Blocking calls are interrupted, as for a
+    // cancellation, so that the shutdown does not wait for a FIFO's writer.
+    var interrupted: [IOOperation] = []
     for operation in state.running where operation.workerWakeFD >= 0 {
       signal(operation.workerWakeFD)
+      if !operation.request.mayWaitIndefinitely && WorkerInterruption.isAvailable {
+        WorkerInterruption.interrupt(operation.workerThread)
+        interrupted.append(operation)
+      }
     }
     for parked in state.parked { unpark(parked) }
     state.parked = []
-    return failed
+    return (failed, interrupted)
   }
 
   /// Wakes a parked worker. Called with the lock held: a parked worker cannot close its
@@ -130,11 +178,22 @@ final class ThreadPoolBackend: Sendable {
 
   private func spawnWorker() {
     do throws(IOError) {
-      try IOThread.spawn(name: "spool-io-worker", syscalls: syscalls) { [self] in workerLoop() }
+      let (parkFD, cancelFD) = try makeWorkerDescriptors()
+      do throws(IOError) {
+        try IOThread.spawn(name: "spool-io-worker", syscalls: syscalls) { [self] in
+          workerLoop(parkFD: parkFD, cancelFD: cancelFD)
+        }
+      } catch {
+        syscalls.close(parkFD, .backend)
+        syscalls.close(cancelFD, .backend)
+        throw error
+      }
     } catch {
-      // Could not start a thread (the process's thread limit): the existing workers take the
-      // queue. Without any, nobody ever would: the queued operations fail now (a close still
-      // closes), rather than leave their tasks waiting forever.
+      // Could not start a worker (its eventfds at the descriptor limit, its thread at the
+      // thread limit): the existing workers take the queue. Without any, nobody ever would:
+      // the queued operations fail now with the errno (`EMFILE`, `EAGAIN`; a close still
+      // closes), rather than leave their tasks waiting forever. The next submission tries
+      // again, so the pool serves again once the process has resources to spare.
       // The tasks are resumed after the lock is released (see `IOOperation.Resumption`).
       let (failed, waiters) = state.withLock {
         state -> ([IOOperation.Resumption], [CheckedContinuation<Void, Never>]) in
@@ -156,18 +215,33 @@ final class ThreadPoolBackend: Sendable {
     }
   }
 
-  private func workerLoop() {
-    // Blocking: the worker parks in `read` on it.
+  /// The two eventfds of a new worker, made before its thread starts so that running out of
+  /// descriptors is an error of the submission, not a worker without them: `park` (blocking:
+  /// the idle worker waits in `read` on it) and `cancel` (non-blocking: written to cancel the
+  /// running operation, polled by ``BlockingExecutor``).
+  private func makeWorkerDescriptors() throws(IOError) -> (park: Int32, cancel: Int32) {
     let parkFD = syscalls.openingBackendDescriptor("eventfd") { cspool_eventfd(0, 0) }
-    // Non-blocking: written to cancel the running operation, polled by BlockingExecutor.
+    guard parkFD >= 0 else {
+      throw IOError(errno: -parkFD, operation: "eventfd", target: .none)
+    }
     let cancelFD = syscalls.openingBackendDescriptor("eventfd") { cspool_eventfd(1, 0) }
-    precondition(parkFD >= 0 && cancelFD >= 0, "Internal inconsistency: no eventfd for a worker")
+    guard cancelFD >= 0 else {
+      syscalls.close(parkFD, .backend)
+      throw IOError(errno: -cancelFD, operation: "eventfd", target: .none)
+    }
+    return (parkFD, cancelFD)
+  }
+
+  private func workerLoop(parkFD: Int32, cancelFD: Int32) {
+    WorkerInterruption.unblockOnCurrentThread()
+    let thread = pthread_self()
     let executor = BlockingExecutor(syscalls: syscalls, cancelFD: cancelFD)
     while true {
       enum Next { case run(IOOperation), park, exit([CheckedContinuation<Void, Never>]) }
       let next = state.withLock { state -> Next in
         if let operation = state.popFirst() {
           operation.workerWakeFD = cancelFD
+          operation.workerThread = thread
           state.running.append(operation)
           inFlight.increment()
           return .run(operation)

@@ -37,6 +37,9 @@ public struct ReportFileError: Error, Sendable, Equatable, CustomStringConvertib
     case notAReport(String)
     /// The report has a schema version this build does not read.
     case unsupportedSchemaVersion(Int)
+    /// The report holds a value no run can have produced (a negative count, a NaN or infinite
+    /// figure, percentiles out of order); the text names the field.
+    case impossibleValue(String)
     /// A system call failed.
     case system(operation: String, errno: Int32)
   }
@@ -75,6 +78,7 @@ extension ReportFileError.Problem {
       "is not a Spool report (it starts with byte 0x\(String(byte, radix: 16)), not '{')"
     case .malformedJSON(let detail): "truncated or malformed JSON (\(detail))"
     case .notAReport(let detail): "is not a Spool report (\(detail))"
+    case .impossibleValue(let detail): "has an impossible value: \(detail)"
     case .unsupportedSchemaVersion(let version):
       "has schema version \(version); this spool reads version \(Report.currentSchemaVersion)"
     case .system(let operation, let code):

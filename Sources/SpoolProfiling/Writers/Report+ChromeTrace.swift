@@ -9,13 +9,26 @@ extension Report {
   /// interval of the report. A workload with a ``Timeline`` (the soak, which has no trace
   /// sample) gets counter tracks (`C`): RSS, actions per second, p99 of queue wait and reduce,
   /// live effects, one value per sample at its time since the start of the run.
+  ///
+  /// The events are encoded one at a time into the output as they are made: memory beyond the
+  /// report and the output is one event, not a list of every event and its encoded tree (a
+  /// report at ``maximumFileSize`` would need several times its size for those).
   func chromeTraceBytes() -> [UInt8] {
-    let origin = workloads.flatMap(\.trace).map(\.startNanoseconds).min() ?? 0
-    var events: [ChromeTraceEvent] = []
+    // Room for the whole output up front (pages never written are never resident): growing
+    // by doubling would hold the old and the new buffer at once, one and a half outputs.
+    var estimate = 64
+    for workload in workloads {
+      estimate += workload.timeline.map { $0.samples.count * 512 } ?? 0
+      for interval in workload.trace {
+        estimate += 2 * (interval.name.utf8.count + interval.track.utf8.count + 128)
+      }
+    }
+    var writer = ChromeTraceWriter(capacity: estimate)
+    let origin = workloads.compactMap { $0.trace.lazy.map(\.startNanoseconds).min() }.min() ?? 0
     var nextAsyncID = 1
     for (index, workload) in workloads.enumerated() {
       let pid = index + 1
-      events.append(.metadata("process_name", pid: pid, tid: nil, name: workload.name))
+      writer.append(.metadata("process_name", pid: pid, tid: nil, name: workload.name))
       var tracks: [String: Int] = [:]
       for interval in workload.trace {
         let tid: Int
@@ -24,7 +37,7 @@ extension Report {
         } else {
           tid = tracks.count + 1
           tracks[interval.track] = tid
-          events.append(.metadata("thread_name", pid: pid, tid: tid, name: interval.track))
+          writer.append(.metadata("thread_name", pid: pid, tid: tid, name: interval.track))
         }
         let offset = interval.startNanoseconds &- Swift.min(origin, interval.startNanoseconds)
         let start = Double(offset) / 1e3
@@ -34,18 +47,18 @@ extension Report {
         switch interval.kind {
         case .reduce, .interval:
           event.dur = duration
-          events.append(event)
+          writer.append(event)
         case .event:
           event.ph = "i"
           event.s = "t"
-          events.append(event)
+          writer.append(event)
         case .queueWait, .effect:
           event.ph = "b"
           event.id = nextAsyncID
-          events.append(event)
+          writer.append(event)
           event.ph = "e"
           event.ts = start + duration
-          events.append(event)
+          writer.append(event)
           nextAsyncID += 1
         }
       }
@@ -67,17 +80,45 @@ extension Report {
           var event = ChromeTraceEvent(
             name: name, cat: "timeline", ph: "C", ts: time, pid: pid, tid: nil)
           event.args = ChromeTraceEvent.Arguments(values: values)
-          events.append(event)
+          writer.append(event)
         }
       }
     }
+    return writer.finish()
+  }
+}
+
+/// Writes a ``ChromeTrace`` event by event: the same JSON as encoding the whole value (keys
+/// sorted, `displayTimeUnit` before `traceEvents`), without holding every event at once.
+struct ChromeTraceWriter {
+  private var bytes: [UInt8] = []
+  private var isFirst = true
+  private let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }()
+
+  /// A writer whose output has room for `capacity` bytes before it grows.
+  init(capacity: Int) {
+    bytes.reserveCapacity(capacity)
+    bytes.append(contentsOf: #"{"displayTimeUnit":"ns","traceEvents":["#.utf8)
+  }
+
+  mutating func append(_ event: ChromeTraceEvent) {
+    if !isFirst { bytes.append(UInt8(ascii: ",")) }
+    isFirst = false
     do {
-      return Array(try encoder.encode(ChromeTrace(traceEvents: events))) + [0x0A]
+      bytes.append(contentsOf: try encoder.encode(event))
     } catch {
-      preconditionFailure("Internal inconsistency: trace is not encodable: \(error)")
+      preconditionFailure("Internal inconsistency: a trace event is not encodable: \(error)")
     }
+  }
+
+  /// The whole trace, with a final newline.
+  consuming func finish() -> [UInt8] {
+    bytes.append(contentsOf: Array("]}\n".utf8))
+    return bytes
   }
 }
 

@@ -2,6 +2,7 @@
   import Glibc
 #endif
 import Spool
+import Synchronization
 @testable import SpoolIO
 import Testing
 
@@ -143,4 +144,45 @@ func expectIOError(
     Issue.record("expected an IOError \(errno), got \(error)", sourceLocation: sourceLocation)
   }
   return nil
+}
+
+/// Waits for `task`, which a test has cancelled and expects to end at once; if it has not
+/// ended after `limit`, records that, and runs `release`, which must end it (opening a FIFO's
+/// other end, say), so that a cancellation that does not work fails the test instead of
+/// hanging it. The limit is a bound for a broken cancellation, far above any wait for a
+/// working one on a loaded machine, not a timing the test asserts.
+func resultBounded<T: Sendable>(
+  of task: Task<T, any Error>,
+  limit: Duration = .seconds(60),
+  sourceLocation: SourceLocation = #_sourceLocation,
+  release: @escaping @Sendable () -> Void
+) async -> Result<T, any Error> {
+  let watchdog = Task {
+    try await Task.sleep(for: limit)
+    Issue.record(
+      "the operation did not end within \(limit) of its cancellation",
+      sourceLocation: sourceLocation)
+    release()
+  }
+  let result = await task.result
+  watchdog.cancel()
+  return result
+}
+
+/// Opens the FIFO at `path` for writing without blocking (it succeeds while a reader, even one
+/// still in `open`, has it open), writes `bytes`, and closes it.
+func poke(fifo path: String, _ bytes: [UInt8] = []) {
+  let writer = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+  guard writer >= 0 else { return }
+  if !bytes.isEmpty { _ = write(writer, bytes, bytes.count) }
+  close(writer)
+}
+
+/// A flag one task sets and another polls.
+final class Flag: Sendable {
+  private let value = Atomic<Bool>(false)
+
+  func set() { value.store(true, ordering: .releasing) }
+
+  var isSet: Bool { value.load(ordering: .acquiring) }
 }

@@ -152,6 +152,34 @@ enum FuzzJSON {
     }
   }
 
+  /// The pre-order positions of the numbers in the document, with the path of each as the
+  /// report reader names fields (`workloads[0].actionCases[1].count`).
+  var numberPaths: [(position: Int, path: String)] {
+    var found: [(position: Int, path: String)] = []
+    var position = 0
+    collectNumberPaths(into: &found, position: &position, path: "")
+    return found
+  }
+
+  private func collectNumberPaths(
+    into found: inout [(position: Int, path: String)], position: inout Int, path: String
+  ) {
+    if case .number = self { found.append((position, path)) }
+    position += 1
+    switch self {
+    case .object(let members):
+      for member in members {
+        let inner = path.isEmpty ? member.key : "\(path).\(member.key)"
+        member.value.collectNumberPaths(into: &found, position: &position, path: inner)
+      }
+    case .array(let elements):
+      for (index, element) in elements.enumerated() {
+        element.collectNumberPaths(into: &found, position: &position, path: "\(path)[\(index)]")
+      }
+    default: break
+    }
+  }
+
   /// The document with the value at pre-order position `target` replaced by `transform(it)`.
   func replacing(node target: Int, with transform: (FuzzJSON) -> FuzzJSON) -> FuzzJSON {
     var position = 0
