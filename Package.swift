@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "SpoolCore", targets: ["SpoolCore"]),
     .library(name: "SpoolTesting", targets: ["SpoolTesting"]),
     .library(name: "SpoolIO", targets: ["SpoolIO"]),
+    .library(name: "SpoolJournal", targets: ["SpoolJournal"]),
     .library(name: "SpoolProfiling", targets: ["SpoolProfiling"]),
     // The standard workloads of `spool bench` and their baselines, for the Benchmarks package:
     // not supported API (the underscore says so, as swift-nio's `_NIOFileSystem` does).
@@ -128,6 +129,12 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),
+    // The action journal: records a store's actions to disk through SpoolIO's engine, and
+    // loads, verifies and replays them.
+    .target(
+      name: "SpoolJournal",
+      dependencies: ["SpoolCore", "SpoolIO"]
+    ),
     // sched_getaffinity and pthread_setaffinity_np, for the cross-core round trip that reports
     // carry (SpoolProfiling's Environment/CrossCoreLatency.swift).
     .target(name: "CSpoolAffinity"),
@@ -147,9 +154,9 @@ let package = Package(
     .target(
       name: "SpoolBench",
       dependencies: [
-        // SpoolIO for `WorkloadDriver.replaying(_:pace:requiringVerification:)`, a journal
-        // replayed as a workload.
-        "SpoolCore", "SpoolIO", "SpoolProfiling",
+        // SpoolJournal for `WorkloadDriver.replaying(_:pace:requiringVerification:)`, a
+        // journal replayed as a workload.
+        "SpoolCore", "SpoolIO", "SpoolJournal", "SpoolProfiling",
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
@@ -157,7 +164,7 @@ let package = Package(
     .target(
       name: "SpoolWorkloads",
       dependencies: [
-        "SpoolCore", "SpoolIO", "SpoolProfiling", "SpoolBench",
+        "SpoolCore", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench",
         .product(name: "CasePathsCore", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
@@ -190,7 +197,7 @@ let package = Package(
     .executableTarget(
       name: "spool",
       dependencies: [
-        "SpoolCore", "SpoolIO", "SpoolProfiling", "SpoolBench", "SpoolWorkloads",
+        "SpoolCore", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench", "SpoolWorkloads",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -214,20 +221,24 @@ let package = Package(
     .target(name: "CSpoolAllocationCounter", path: "Tests/CSpoolAllocationCounter"),
     .testTarget(
       name: "SpoolIOTests",
+      dependencies: ["Spool", "SpoolIO"]
+    ),
+    .testTarget(
+      name: "SpoolJournalTests",
       dependencies: [
-        "Spool", "SpoolIO", "CSpoolAllocationCounter",
+        "Spool", "SpoolIO", "SpoolJournal", "CSpoolAllocationCounter",
         // `TestClock`, for the journal's replay at the recorded pace.
         .product(name: "Clocks", package: "swift-clocks"),
       ]
     ),
     .testTarget(
       name: "SpoolWorkloadsTests",
-      dependencies: ["SpoolWorkloads", "SpoolBench", "SpoolIO", "SpoolProfiling"]
+      dependencies: ["SpoolWorkloads", "SpoolBench", "SpoolIO", "SpoolJournal", "SpoolProfiling"]
     ),
     .testTarget(
       name: "SpoolBenchTests",
       dependencies: [
-        "Spool", "SpoolBench", "SpoolIO", "SpoolProfiling",
+        "Spool", "SpoolBench", "SpoolIO", "SpoolJournal", "SpoolProfiling",
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]
     ),

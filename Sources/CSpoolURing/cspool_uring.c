@@ -162,6 +162,13 @@ int cspool_prep_fsync(cspool_ring *ring, int fd, uint64_t user_data) {
   return 0;
 }
 
+int cspool_prep_fdatasync(cspool_ring *ring, int fd, uint64_t user_data) {
+  CSPOOL_GET_SQE(ring, sqe);
+  io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+  io_uring_sqe_set_data64(sqe, user_data);
+  return 0;
+}
+
 int cspool_prep_statx(cspool_ring *ring, int fd, const char *path, void *statx_buffer,
                       uint64_t user_data) {
   CSPOOL_GET_SQE(ring, sqe);

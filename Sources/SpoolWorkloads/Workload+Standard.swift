@@ -21,6 +21,7 @@ extension Workload {
     JournalWorkload.workload,
     RegistryWorkload.workload,
     IdleStoresWorkload.workload,
+    DurableJournalWorkload.workload,
     SoakWorkload.workload,
   ]
 

@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolIO
+import SpoolJournal
 import Testing
 
 @testable import SpoolBench
@@ -68,7 +69,7 @@ import Testing
         .run(WorkloadOptions(), progress: BenchProgress())
     } throws: { error in
       guard let error = error as? JournalError,
-        case .stateMismatch = error.problem
+        error.code == .stateMismatch
       else { return false }
       return true
     }

@@ -1,4 +1,4 @@
-import SpoolIO
+import SpoolJournal
 import Testing
 
 @testable import SpoolWorkloads

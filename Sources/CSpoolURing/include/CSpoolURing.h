@@ -68,6 +68,8 @@ int cspool_prep_read(cspool_ring *ring, int fd, void *buffer, uint32_t count, ui
 int cspool_prep_write(cspool_ring *ring, int fd, const void *buffer, uint32_t count,
                       uint64_t offset, uint64_t user_data);
 int cspool_prep_fsync(cspool_ring *ring, int fd, uint64_t user_data);
+/// `fdatasync` on the ring: IORING_OP_FSYNC with IORING_FSYNC_DATASYNC.
+int cspool_prep_fdatasync(cspool_ring *ring, int fd, uint64_t user_data);
 /// `path` may be "" with `fd` set to stat an open descriptor (AT_EMPTY_PATH).
 /// `statx_buffer` must hold `cspool_statx_size()` bytes.
 int cspool_prep_statx(cspool_ring *ring, int fd, const char *path, void *statx_buffer,

@@ -1,8 +1,9 @@
 import SpoolCore
 import SpoolIO
+import SpoolJournal
 
 extension WorkloadDriver where State: Codable, Action: Codable {
-  /// Replays a recorded `ActionJournal` (SpoolIO) into the store: a real action stream, at
+  /// Replays a recorded `ActionJournal` (SpoolJournal) into the store: a real action stream, at
   /// full speed or at the pace it was recorded, measured as any driver is.
   ///
   /// The journal is read and decoded before the clock starts
@@ -16,7 +17,7 @@ extension WorkloadDriver where State: Codable, Action: Codable {
   /// byte offset).
   ///
   /// Give the workload the recorded run's initial state and the feature's reducer with its
-  /// effects discarded (`discardingEffects()`, SpoolIO): the journal already holds the
+  /// effects discarded (`discardingEffects()`, SpoolJournal): the journal already holds the
   /// actions the effects sent back. The volume is the journal's, whatever `--actions` says.
   ///
   /// - Parameters:

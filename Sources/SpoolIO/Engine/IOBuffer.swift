@@ -3,13 +3,13 @@
 /// The operation that uses a buffer holds it until its completion arrives, even when the task
 /// that started it was cancelled and has moved on, so the kernel never writes into freed memory.
 /// Its bytes belong to the kernel while the operation is in flight and to the awaiting task after.
-final class IOBuffer {
-  let pointer: UnsafeMutableRawPointer
-  let count: Int
+package final class IOBuffer {
+  package let pointer: UnsafeMutableRawPointer
+  package let count: Int
 
   /// A buffer of `count` bytes whose address is a multiple of `alignment` (a power of two; a
   /// file opened with ``IOFile/Options/direct`` needs the device's block size).
-  init(count: Int, alignment: Int = 16) {
+  package init(count: Int, alignment: Int = 16) {
     self.count = count
     pointer = .allocate(byteCount: max(count, 1), alignment: alignment)
   }

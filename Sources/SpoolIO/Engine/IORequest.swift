@@ -8,6 +8,8 @@ enum IORequest {
   case read(fd: Int32, buffer: IOBuffer, count: Int, offset: UInt64)
   case write(fd: Int32, buffer: IOBuffer, start: Int, count: Int, offset: UInt64)
   case fsync(fd: Int32)
+  /// `fdatasync`: the data, and the metadata needed to read it back (the size), not the rest.
+  case fdatasync(fd: Int32)
   /// `path` empty: the descriptor itself.
   case stat(fd: Int32, path: IOBuffer, result: IOBuffer)
   case rename(from: IOBuffer, to: IOBuffer)
@@ -28,6 +30,7 @@ enum IORequest {
     case .read: "read"
     case .write: "write"
     case .fsync: "fsync"
+    case .fdatasync: "fdatasync"
     case .stat: "stat"
     case .rename: "rename"
     case .unlink: "unlink"

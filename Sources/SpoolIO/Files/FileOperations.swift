@@ -6,8 +6,8 @@
 import SpoolCore
 
 /// Whole-file operations built on ``IOFile``: what `FileIOClient`'s live value runs.
-enum FileOperations {
-  static func readFile(_ path: String, engine: IOEngine) async throws -> [UInt8] {
+package enum FileOperations {
+  package static func readFile(_ path: String, engine: IOEngine) async throws -> [UInt8] {
     let file = try await IOFile.open(path, on: engine)
     do {
       let contents = try await file.readToEnd()
@@ -62,15 +62,15 @@ enum FileOperations {
     }
   }
 
-  static func status(_ path: String, engine: IOEngine) async throws -> FileStatus {
+  package static func status(_ path: String, engine: IOEngine) async throws -> FileStatus {
     try await FileStatus.fetch(fd: -1, path: path, target: .path(path), engine: engine)
   }
 
-  static func removeFile(_ path: String, engine: IOEngine) async throws {
+  package static func removeFile(_ path: String, engine: IOEngine) async throws {
     _ = try await engine.run(.unlink(path: IOBuffer(cString: path)), target: .path(path))
   }
 
-  static func directoryName(of path: String) -> String {
+  package static func directoryName(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
   }

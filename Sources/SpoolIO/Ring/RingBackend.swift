@@ -535,6 +535,8 @@ private final class RingLoop: @unchecked Sendable {
         ring, fd, buffer.pointer + start, length(count, limit), offset, userData)
     case .fsync(let fd):
       return cspool_prep_fsync(ring, fd, userData)
+    case .fdatasync(let fd):
+      return cspool_prep_fdatasync(ring, fd, userData)
     case .stat(let fd, let path, let result):
       return cspool_prep_statx(ring, fd, path.cString, result.pointer, userData)
     case .rename(let from, let to):

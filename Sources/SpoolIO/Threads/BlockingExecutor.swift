@@ -59,6 +59,10 @@ struct BlockingExecutor {
       }
     case .fsync(let fd):
       return interruptible { syscalls.call("fsync", retryOnInterrupt: false) { fsync(fd) } }
+    case .fdatasync(let fd):
+      return interruptible {
+        syscalls.call("fdatasync", retryOnInterrupt: false) { fdatasync(fd) }
+      }
     case .stat(let fd, let path, let statx):
       return interruptible {
         Int(

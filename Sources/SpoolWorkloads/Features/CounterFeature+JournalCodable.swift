@@ -1,4 +1,4 @@
-import SpoolIO
+import SpoolJournal
 
 /// The counter's actions in the journal's compact encoding: a case byte, then the payload.
 ///

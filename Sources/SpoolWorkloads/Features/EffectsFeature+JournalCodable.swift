@@ -1,4 +1,4 @@
-import SpoolIO
+import SpoolJournal
 
 /// The effects feature's actions in the journal's compact encoding: a case byte, then the value.
 ///

@@ -6,6 +6,7 @@
 import SpoolCore
 import SpoolBench
 import SpoolIO
+import SpoolJournal
 import SpoolProfiling
 
 /// `journal`: what recording every action to an ``ActionJournal`` costs a store, on

@@ -1,7 +1,8 @@
 @testable import SpoolIO
+@testable import SpoolJournal
 import Testing
 
-extension SpoolIOTests {
+extension SpoolJournalTests {
   @Suite struct JournalValueCodingTests {
     struct Ordered: Encodable {
       var first: Bool

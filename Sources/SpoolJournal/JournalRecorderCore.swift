@@ -39,6 +39,8 @@ final class JournalRecorderCore {
   private(set) var encodingFailure: String?
   private(set) var stoppedAtLimit = false
   private(set) var isFinished = false
+  /// Whether a record was added since the last ``flush()``.
+  private var unflushed = false
 
   init<Action: Encodable>(
     for _: Action.Type, configuration: JournalConfiguration, writer: JournalWriter,
@@ -81,21 +83,24 @@ final class JournalRecorderCore {
     chunk.fileIndex = fileIndex
   }
 
-  /// Starts a record of `kind` in the record buffer, leaving room for its length and CRC.
+  /// Starts a record of `kind` in the record buffer, leaving room for its header.
   @inline(__always)
   private func beginRecord(_ kind: JournalFormat.RecordKind) {
     record.removeAll()
     record.appendFixed(UInt64(0))
+    record.appendFixed(UInt32(0))
     record.append(kind.rawValue)
   }
 
-  /// Fills in the length and CRC of the record in the record buffer.
+  /// Fills in the header of the record in the record buffer: length, payload CRC, header CRC.
   @inline(__always)
   private func sealRecord() {
     let payload = record.count - JournalFormat.recordOverhead
     record.setFixed(UInt32(payload), at: 0)
     let crc = CRC32.checksum(record.pointer + JournalFormat.recordOverhead, count: payload)
     record.setFixed(crc, at: 4)
+    let headerCRC = CRC32.checksum(record.pointer, count: JournalFormat.recordHeaderChecked)
+    record.setFixed(headerCRC, at: JournalFormat.recordHeaderChecked)
   }
 
   /// Appends the sealed record to the chunk, making room as needed.
@@ -106,19 +111,26 @@ final class JournalRecorderCore {
     fileBytes += record.count
   }
 
-  /// The size of a rotation record: its length, CRC and kind byte.
+  /// The size of a rotation record: its header and kind byte.
   private static var rotationRecordBytes: Int { JournalFormat.recordOverhead + 1 }
 
   /// Records `action`, which must be of the type the core was made for.
-  func record<Action>(_ action: Action, enqueuedAt: UInt64) {
+  ///
+  /// - Returns: Whether it is the first record since the last flush (the timed flush is due
+  ///   one interval later).
+  @discardableResult
+  func record<Action>(_ action: Action, enqueuedAt: UInt64) -> Bool {
     withUnsafePointer(to: action) { record(UnsafeRawPointer($0), enqueuedAt: enqueuedAt) }
   }
 
   /// Records the action at `action`, which must be of the type the core was made for.
-  func record(_ action: UnsafeRawPointer, enqueuedAt: UInt64) {
+  ///
+  /// - Returns: Whether it is the first record since the last flush.
+  @discardableResult
+  func record(_ action: UnsafeRawPointer, enqueuedAt: UInt64) -> Bool {
     guard !isFinished, !stoppedAtLimit else {
       dropped += 1
-      return
+      return false
     }
     beginRecord(.action)
     let delta = Int64(bitPattern: enqueuedAt &- lastTime)
@@ -128,7 +140,7 @@ final class JournalRecorderCore {
     } catch {
       dropped += 1
       if encodingFailure == nil { encodingFailure = "\(error)" }
-      return
+      return false
     }
     sealRecord()
     if fileHasRecords
@@ -137,7 +149,7 @@ final class JournalRecorderCore {
       guard fileIndex + 1 < configuration.maxFiles else {
         stoppedAtLimit = true
         dropped += 1
-        return
+        return false
       }
       rotate()
     }
@@ -145,18 +157,17 @@ final class JournalRecorderCore {
     fileHasRecords = true
     lastTime = enqueuedAt
     recorded += 1
+    if unflushed { return false }
+    unflushed = true
+    return true
   }
 
   /// Ends the current file with a rotation record and starts the next one. The action record
   /// in the record buffer is kept: its time delta is relative to `lastTime`, which the new
   /// file's header carries as its base.
   private func rotate() {
-    let rotation: [UInt8] = {
-      var bytes = JournalFormat.littleEndian(UInt32(1))
-      let payload = [JournalFormat.RecordKind.rotation.rawValue]
-      bytes += JournalFormat.littleEndian(CRC32.checksum(payload))
-      return bytes + payload
-    }()
+    let payload = [JournalFormat.RecordKind.rotation.rawValue]
+    let rotation = JournalFormat.recordHeader(payload: payload) + payload
     if chunk.remaining < rotation.count { submitChunk(minimum: rotation.count) }
     chunk.append(rotation)
     submitChunk(minimum: 0)
@@ -166,6 +177,7 @@ final class JournalRecorderCore {
   /// Hands the chunk to the writer if it holds anything not handed over yet; a chunk is
   /// written as it is, so the file ends after a whole record (a cut a replay accepts).
   func flush() {
+    unflushed = false
     guard !isFinished, chunk.count > 0 else { return }
     submitChunk(minimum: 0)
   }

@@ -3,6 +3,7 @@
 #endif
 import Spool
 @testable import SpoolIO
+@testable import SpoolJournal
 
 /// Runs a fresh `Ledger` store that records to a journal at `path`, enqueues `actions`,
 /// waits for it, and finishes the journal with its final state.
@@ -67,7 +68,7 @@ func journalHeaderSize<Action>(_: Action.Type) -> Int {
   ).count
 }
 
-/// The size of an end record: length, CRC, kind, checksum, two varints, flags.
+/// The size of an end record: its header, kind, checksum, two varints, flags.
 func endRecordSize(actions: Int, dropped: Int) -> Int {
   func varintSize(_ value: Int) -> Int {
     var size = 1
@@ -78,5 +79,5 @@ func endRecordSize(actions: Int, dropped: Int) -> Int {
     }
     return size
   }
-  return 8 + 1 + 8 + varintSize(actions) + varintSize(dropped) + 1
+  return JournalFormat.recordOverhead + 1 + 8 + varintSize(actions) + varintSize(dropped) + 1
 }

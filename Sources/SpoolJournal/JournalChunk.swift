@@ -1,3 +1,5 @@
+import SpoolIO
+
 /// A batch of whole records (and, first in a file, its header) on their way to one journal
 /// file: the unit the recorder hands to the writer, and that the writer appends in one write.
 ///

@@ -1,4 +1,5 @@
 import SpoolCore
+import SpoolIO
 
 extension Reducer {
   /// This reducer, with every effect it returns dropped: for replaying a journal, whose

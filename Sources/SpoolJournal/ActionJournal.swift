@@ -4,6 +4,7 @@
   import Musl
 #endif
 import SpoolCore
+import SpoolIO
 
 /// A journal of a store's actions on disk: record one with
 /// ``recording(to:configuration:engine:forwardingTo:)``, read it with ``load()``, replay it
@@ -12,7 +13,7 @@ import SpoolCore
 /// A journal at `path` is the files `path.0.journal`, `path.1.journal`, … (rotated by size),
 /// each starting with a header that names the action type, followed by length-prefixed,
 /// CRC-checked records of the actions with their enqueue times, and, in the last file, an
-/// end record with the checksum of the store's final state. The SpoolIO article "Recording and
+/// end record with the checksum of the store's final state. The SpoolJournal article "Recording and
 /// replaying actions" describes the format.
 ///
 /// The store is an actor, and a journal records what it reduced, in order: the replay enqueues
@@ -66,7 +67,9 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   ///   - configuration: File size, file count and buffer size.
   ///   - engine: The engine that writes the files.
   ///   - next: An instrumentation every call is forwarded to, such as a `LatencyRecorder`.
-  /// - Throws: ``JournalError`` with an `IOError` when the folder is missing or not writable.
+  /// - Throws: ``JournalError`` with an `IOError` when the folder is missing or not writable,
+  ///   or ``JournalError/Code/notARegularFile`` when `path.0.journal` exists and is not
+  ///   a regular file (a device, a FIFO, a socket, a directory).
   ///
   /// ```swift
   /// let latency = LatencyRecorder<Counter.Action>()
@@ -86,6 +89,10 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
       throw JournalError(
         file: JournalFormat.filePath(path, index: 0), offset: 0, problem: .io(problem))
     }
+    let first = JournalFormat.filePath(path, index: 0)
+    if let kind = JournalFileReading.nonRegularKind(at: first) {
+      throw JournalError(file: first, offset: 0, problem: .notARegularFile(kind))
+    }
     return JournalRecorder(path: path, configuration: configuration, engine: engine, next: next)
   }
 
@@ -95,9 +102,10 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   /// error: the contents hold every whole record before the cut, and
   /// ``JournalContents/unverifiable`` says where it was.
   ///
-  /// - Throws: ``JournalError`` naming the file and byte offset: a missing first file, an
-  ///   empty or foreign file, another version or action type, a corrupt header or record, an
-  ///   action that does not decode.
+  /// - Throws: ``JournalError`` naming the file and byte offset: a missing first file, a
+  ///   path that is not a regular file (checked before anything is read, so a device or a FIFO
+  ///   never blocks the engine), an empty or foreign file, another version or action type, a
+  ///   corrupt header or record, an action that does not decode.
   ///
   /// ```swift
   /// let contents = try await journal.load()
@@ -142,7 +150,9 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
       let file = self.file(index)
       let bytes: [UInt8]
       do {
-        bytes = try await FileOperations.readFile(file, engine: engine)
+        bytes = try await JournalFileReading.read(file, engine: engine)
+      } catch let error as JournalError {
+        throw error
       } catch let error as IOError {
         if index > 0 && error.errno == ENOENT {
           contents.unverifiable = JournalError(
@@ -279,7 +289,7 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   ///
   /// - Throws: ``JournalError``: the journal could not be read, or the replayed state's
   ///   checksum is not the recorded one
-  ///   (``JournalError/Problem/stateMismatch(recorded:replayed:)``, naming both);
+  ///   (``JournalError/Code/stateMismatch``, naming both);
   ///   `CancellationError` when cancelled while pacing.
   ///
   /// ```swift

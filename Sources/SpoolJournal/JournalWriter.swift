@@ -1,4 +1,10 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 import SpoolCore
+import SpoolIO
 import Synchronization
 
 /// Writes a recorder's chunks to the journal's files, in order, on one task at a time.
@@ -14,6 +20,8 @@ final class JournalWriter: Sendable {
     var index = -1
     var filesOpened = 0
     var bytesWritten = 0
+    /// Bytes written to the open file.
+    var fileBytes = 0
   }
 
   let path: String
@@ -22,6 +30,7 @@ final class JournalWriter: Sendable {
   // touched only by the drainer while it runs (the state machine allows one), and by `finish`
   // after the drainer stopped; the mutex orders the hand-overs
   private let cursor = Mutex(Cursor())
+  private let nextWaiterID = Atomic<UInt64>(0)
 
   init(path: String, engine: IOEngine) {
     self.path = path
@@ -53,6 +62,15 @@ final class JournalWriter: Sendable {
         let done = cursor
         self.cursor.withLock { $0 = done }
         state.withLock { $0.written(chunk, error: failure) }
+      case .sync(let through):
+        var failure: (any Error)?
+        do {
+          try await cursor.file?.syncData()
+        } catch {
+          failure = error
+        }
+        let ready = state.withLock { $0.synced(through: through, error: failure) }
+        for waiter in ready { waiter.resume() }
       case .stop(let waiters):
         for waiter in waiters { waiter.resume() }
         return
@@ -64,20 +82,60 @@ final class JournalWriter: Sendable {
     if chunk.fileIndex != cursor.index {
       if let file = cursor.file {
         cursor.file = nil
+        // Synced before it is closed: a later sync of the next file does not cover it.
+        do {
+          try await file.syncData()
+        } catch {
+          try? await file.close()
+          throw error
+        }
         try await file.close()
       }
       let path = JournalFormat.filePath(self.path, index: chunk.fileIndex)
-      cursor.file = try await IOFile.open(
-        path, options: [.write, .create, .truncate], on: engine)
+      try await requireRegularOrMissing(path)
+      let file = try await IOFile.open(path, options: [.write, .create, .truncate], on: engine)
+      cursor.file = file
+      // The path may have been replaced between the check and the open.
+      try JournalFileReading.requireRegular(try await file.status().kind, path: path)
       cursor.index = chunk.fileIndex
+      cursor.fileBytes = 0
       cursor.filesOpened += 1
       if chunk.fileIndex == 0 { await removeStaleFiles() }
+      try await syncFolder()
     }
     guard let file = cursor.file else {
       preconditionFailure("Internal inconsistency: a journal chunk without an open file")
     }
-    try await file.append(chunk.buffer, count: chunk.count)
+    // Where the file ends: what was written to it so far (files are written from empty).
+    try await file.write(chunk.buffer, count: chunk.count, at: UInt64(cursor.fileBytes))
+    cursor.fileBytes += chunk.count
     cursor.bytesWritten += chunk.count
+  }
+
+  /// Syncs the journal's folder, so that a file it just created survives a power loss: syncing
+  /// a file's data does not sync its name.
+  private func syncFolder() async throws {
+    let folder = try await IOFile.open(
+      FileOperations.directoryName(of: path), options: [.read, .directory], on: engine)
+    do {
+      try await folder.sync()
+      try await folder.close()
+    } catch {
+      try? await folder.close()
+      throw error
+    }
+  }
+
+  /// Throws ``JournalError/Code/notARegularFile`` when something other than a regular
+  /// file is at `path`: opening a FIFO to write would wait for a reader, on the engine.
+  private func requireRegularOrMissing(_ path: String) async throws {
+    let status: FileStatus
+    do {
+      status = try await FileOperations.status(path, engine: engine)
+    } catch let error as IOError where error.errno == ENOENT {
+      return
+    }
+    try JournalFileReading.requireRegular(status.kind, path: path)
   }
 
   /// Removes `path.1.journal`, `path.2.journal`, … left by an earlier run, up to the first that
@@ -93,6 +151,37 @@ final class JournalWriter: Sendable {
       }
       index += 1
     }
+  }
+
+  /// The number of chunks submitted so far: what a durable waiter waits for.
+  var submittedChunks: Int { state.withLock { $0.submitted } }
+
+  /// Waits until the first `through` chunks submitted are written and synced (`fdatasync`),
+  /// sharing the sync with every waiter present when it starts (group commit).
+  ///
+  /// - Throws: The first write or sync failure; `CancellationError` when the task is
+  ///   cancelled before its chunks are synced.
+  func waitUntilDurable(through: Int) async throws {
+    let id = nextWaiterID.add(1, ordering: .relaxed).newValue
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        if Task.isCancelled {
+          continuation.resume()
+          return
+        }
+        switch state.withLock({ $0.waitUntilDurable(through: through, id: id, continuation) }) {
+        case .ready: continuation.resume()
+        case .wait: break
+        case .waitAndStartDrainer: Task { await self.drain() }
+        }
+      }
+    } onCancel: {
+      state.withLock { $0.cancelDurable(id: id) }?.resume()
+    }
+    let (synced, failure) = state.withLock { ($0.synced, $0.failure) }
+    if synced >= through { return }
+    if let failure { throw failure }
+    throw CancellationError()
   }
 
   /// Waits until every chunk submitted so far is written (not synced).
@@ -120,7 +209,11 @@ final class JournalWriter: Sendable {
       return value
     }
     let (failure, dropped) = state.withLock { ($0.failure, $0.droppedBytes) }
-    if let failure { throw failure }
+    if let failure {
+      // The file is closed whatever the failure; it ends after the bytes the disk took.
+      try? await current.file?.close()
+      throw failure
+    }
     if let file = current.file {
       try await file.sync()
       try await file.close()

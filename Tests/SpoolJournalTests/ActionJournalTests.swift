@@ -1,10 +1,11 @@
 import Clocks
 import Spool
 @testable import SpoolIO
+@testable import SpoolJournal
 import Synchronization
 import Testing
 
-extension SpoolIOTests {
+extension SpoolJournalTests {
   @Suite struct ActionJournalTests {
     @Test(arguments: allBackends)
     func everyActionCaseRoundTripsAndTheReplayIsVerified(

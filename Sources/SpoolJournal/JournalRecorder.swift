@@ -1,4 +1,5 @@
 import SpoolCore
+import SpoolIO
 import Synchronization
 
 /// Records every action a store reduces, with its enqueue time, to a journal on disk.
@@ -17,10 +18,12 @@ import Synchronization
 /// ``SpoolCore/Reducer/discardingEffects()``).
 ///
 /// Records wait in memory until a 256 KiB chunk is full, until
-/// ``JournalConfiguration/flushInterval`` (100 ms by default) has passed, or until ``flush()``
-/// or ``finish(finalState:)``: a process that is killed loses at most the actions of its last
+/// ``JournalConfiguration/flushInterval`` (100 ms by default) has passed since the first of
+/// them, or until ``flush()`` or ``finish(finalState:)``; a recorder with nothing to write
+/// sleeps without a timer: a process that is killed loses at most the actions of its last
 /// interval, and its journal replays to the last record written, as cut off. Written is not
-/// synced: a power loss can take more; ``finish(finalState:)`` syncs.
+/// synced: a power loss can take more; ``waitUntilDurable()`` and ``finish(finalState:)``
+/// sync. To acknowledge an action only once it is on disk, wait for ``waitUntilDurable()``.
 ///
 /// To feed a `LatencyRecorder` (or any other instrumentation) too, pass it as `forwardingTo`,
 /// or combine both with SpoolMetrics' `CombinedInstrumentation`.
@@ -40,7 +43,7 @@ import Synchronization
 ///   uncontended lock, a CRC over the record, one clock read and one copy: about 31 ns per
 ///   action on the 2-core machine Spool is measured on (`spool bench journal`). A
 ///   `Codable`-only action costs about 400 ns more, most of it `Codable`'s own machinery, and
-///   allocates a box per keyed container. The SpoolIO article "Recording and replaying
+///   allocates a box per keyed container. The SpoolJournal article "Recording and replaying
 ///   actions" has the figures, the machine and how to rerun them.
 public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumentation {
   /// The journal's path, without the `.N.journal` suffix of its files.
@@ -50,9 +53,11 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   private let writer: JournalWriter
   /// A concrete type (not generic in `Action`), so that locking it looks up no metadata.
   private let core: Mutex<JournalRecorderCore>
-  /// Flushes every ``JournalConfiguration/flushInterval``; ended by `finish` or `deinit`. It
-  /// holds the recorder weakly, so a recorder released without `finish` is not kept alive.
-  private let flusher = Mutex<Task<Void, Never>?>(nil)
+  /// Flushes one ``JournalConfiguration/flushInterval`` after a record arrives in an empty
+  /// buffer, and sleeps without a timer while nothing is recorded; stopped by `finish` or
+  /// `deinit`. Its flush holds the recorder weakly, so a recorder released without `finish` is
+  /// not kept alive.
+  private let schedule: JournalFlushSchedule?
 
   init(
     path: String, configuration: JournalConfiguration, engine: IOEngine,
@@ -65,20 +70,16 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
       JournalRecorderCore(
         for: Action.self, configuration: configuration, writer: writer,
         runID: UInt64.random(in: 1...UInt64.max)))
-    if let interval = configuration.flushInterval {
-      let task = Task.detached(priority: .utility) { [weak self] in
-        while !Task.isCancelled {
-          try? await Task.sleep(for: interval)
-          guard let self, !Task.isCancelled else { return }
-          self.core.withLock { $0.flush() }
-        }
-      }
-      flusher.withLock { $0 = task }
+    schedule = configuration.flushInterval.map { JournalFlushSchedule(interval: $0) }
+    schedule?.start { [weak self] in
+      guard let self else { return false }
+      self.core.withLock { $0.flush() }
+      return true
     }
   }
 
   deinit {
-    flusher.withLock { $0?.cancel() }
+    schedule?.stop()
   }
 
   /// Writes what was recorded so far, and waits until it is in the files (written, not
@@ -97,6 +98,34 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   public func flush() async throws {
     core.withLock { $0.flush() }
     try await writer.waitUntilWritten()
+  }
+
+  /// Waits until every action recorded before the call is durable: written to the journal
+  /// and synced to the storage device (`fdatasync`, through io_uring where it runs, or a
+  /// blocking call on the thread fallback), so that neither a killed process nor a power loss
+  /// can take it.
+  ///
+  /// Call it before acknowledging an action to a client. Calls that overlap share one sync
+  /// (group commit): a sync starts when the writer has nothing left to write, and covers every
+  /// waiter present then; waiters that arrive during it share the next one. A store's
+  /// `send` returns once the action is reduced, and so recorded, so waiting after it covers the
+  /// action and everything reduced before it.
+  ///
+  /// - Throws: The first `IOError` of the writes or syncs (a full disk: `ENOSPC`); the actions
+  ///   are then not reported durable, though those before the failure may be on disk.
+  ///   `CancellationError` when the task is cancelled first.
+  ///
+  /// ```swift
+  /// await store.send(.add(item))
+  /// try await journal.waitUntilDurable()
+  /// return .ok  // the add survives a crash from here on
+  /// ```
+  public func waitUntilDurable() async throws {
+    let through = core.withLock { core in
+      core.flush()
+      return writer.submittedChunks
+    }
+    try await writer.waitUntilDurable(through: through)
   }
 
   /// `false` unless the instrumentation it forwards to times reduces: a journal keeps each
@@ -118,7 +147,8 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   ) {
     // Budget: no allocation for a JournalCodable action, none beyond `encode(to:)` for a
     // Codable one (JournalRecorderAllocationTests).
-    core.withLock { $0.record(action, enqueuedAt: enqueuedAt) }
+    let first = core.withLock { $0.record(action, enqueuedAt: enqueuedAt) }
+    if first { schedule?.signal() }
     next?.actionReduced(action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
   }
 
@@ -149,7 +179,7 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   /// afterwards are not recorded (they count as dropped). A second call does nothing more.
   ///
   /// - Parameter finalState: The store's state at the end of the run. Its checksum is that of
-  ///   its binary encoding with keyed containers in key order (see the SpoolIO article).
+  ///   its binary encoding with keyed containers in key order (see the SpoolJournal article).
   /// - Returns: What was written.
   /// - Throws: The first `IOError` of the writes (the journal then ends early), or the
   ///   `EncodingError` of `finalState`.
@@ -176,7 +206,7 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   }
 
   private func finish(checksum: UInt64?) async throws -> JournalSummary {
-    flusher.withLock { $0?.cancel() }
+    schedule?.stop()
     let (recorded, dropped, failure, limited) = core.withLock { core in
       core.finish(stateChecksum: checksum)
       return (core.recorded, core.dropped, core.encodingFailure, core.stoppedAtLimit)

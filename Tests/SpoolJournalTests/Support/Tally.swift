@@ -1,5 +1,6 @@
 import Spool
 import SpoolIO
+import SpoolJournal
 
 /// A feature whose action adopts `JournalCodable` (and stays `Codable`): what the tests of the
 /// journal's compact encoding record and replay. Its payloads cover every standard adopting

@@ -4,7 +4,8 @@
 /// header:  "SPOOLJNL"  version:u16  file index:u32  run id:u64  base time:u64
 ///          action type name (u16 length, UTF-8)  action encoding:u8  layout version:u32
 ///          CRC-32 of the above:u32
-/// record:  payload length:u32  CRC-32 of the payload:u32  payload
+/// record:  payload length:u32  CRC-32 of the payload:u32  CRC-32 of the 8 bytes before:u32
+///          payload
 /// payload: kind:u8, then for an action: enqueue-time delta (zigzag varint, ns) and the action
 ///          (JournalValueEncoder, or the action's JournalCodable layout, as the header says);
 ///          for the end: state checksum:u64, actions:varint,
@@ -16,13 +17,17 @@
 /// alone, and ends with a rotation record (more files follow) or the end record (the last).
 enum JournalFormat {
   static let magic: [UInt8] = Array("SPOOLJNL".utf8)
-  /// The version this code writes and reads. Version 2 added the action encoding to the
-  /// header; version 1 files (always `Codable`) are not read.
-  static let version: UInt16 = 2
+  /// The version this code writes and reads. Version 3 gave each record header a checksum of
+  /// its own, so that a damaged length is told apart from a cut; version 2 added the action
+  /// encoding to the header. Files of other versions are not read: loading one fails with
+  /// ``JournalError/Code/unsupportedVersion``, naming both.
+  static let version: UInt16 = 3
   /// The largest record payload a reader accepts: a larger length is corruption, not a record.
   static let maxPayload = 64 << 20
-  /// Bytes before a record's payload: its length and its CRC.
-  static let recordOverhead = 8
+  /// Bytes before a record's payload: its length, its payload's CRC and the header's own CRC.
+  static let recordOverhead = 12
+  /// Bytes of a record header that its own CRC covers: the length and the payload's CRC.
+  static let recordHeaderChecked = 8
 
   /// Where the header's fields are (the action type's name follows its 2-byte length).
   static let versionOffset = 8
@@ -62,6 +67,14 @@ enum JournalFormat {
     bytes.append(encoding.kind)
     bytes.append(contentsOf: littleEndian(encoding.layout))
     bytes.append(contentsOf: littleEndian(CRC32.checksum(bytes)))
+    return bytes
+  }
+
+  /// The 12-byte header of a record whose payload is `payload`.
+  static func recordHeader(payload: [UInt8]) -> [UInt8] {
+    var bytes = littleEndian(UInt32(payload.count))
+    bytes += littleEndian(CRC32.checksum(payload))
+    bytes += littleEndian(CRC32.checksum(bytes))
     return bytes
   }
 

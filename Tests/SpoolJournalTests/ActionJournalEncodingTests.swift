@@ -1,8 +1,9 @@
 import Spool
 @testable import SpoolIO
+@testable import SpoolJournal
 import Testing
 
-extension SpoolIOTests {
+extension SpoolJournalTests {
   /// A journal of a `JournalCodable` action is written in its compact encoding, says so in its
   /// header, replays, and is read only with the encoding and layout it was written with.
   @Suite struct ActionJournalEncodingTests {
@@ -162,9 +163,7 @@ extension SpoolIOTests {
         let recordOffset = bytes.count
         // An action record: kind, time delta 0, case 1 (`add`) without its value.
         let payload: [UInt8] = [JournalFormat.RecordKind.action.rawValue, 0, 1]
-        bytes += JournalFormat.littleEndian(UInt32(payload.count))
-        bytes += JournalFormat.littleEndian(CRC32.checksum(payload))
-        bytes += payload
+        bytes += JournalFormat.recordHeader(payload: payload) + payload
         writeFileBytes(file, bytes)
         await expectLoadError(
           Tally.Action.self, path, engine: engine,

@@ -1,4 +1,5 @@
 import SpoolCore
+import SpoolIO
 
 /// A journal read into memory: its actions, their enqueue times, and what its end says.
 ///
@@ -54,7 +55,7 @@ public struct JournalContents<Action: Codable & Sendable>: Sendable {
   ///   - pace: `.fullSpeed`, or `.recorded(clock)` to enqueue each action when as much time
   ///     has passed on `clock` since the first as had passed when it was recorded.
   /// - Returns: Counts, time taken, and whether the final state was verified.
-  /// - Throws: ``JournalError`` with ``JournalError/Problem/stateMismatch(recorded:replayed:)``
+  /// - Throws: ``JournalError`` with ``JournalError/Code/stateMismatch``
   ///   when the checksums differ; `CancellationError` when cancelled while pacing.
   ///
   /// ```swift

@@ -1,5 +1,6 @@
 import Spool
 @testable import SpoolIO
+@testable import SpoolJournal
 import Testing
 
 /// The bytes `value` writes with its `JournalCodable` conformance.
@@ -16,7 +17,7 @@ func journalDecoded<Value: JournalCodable>(_: Value.Type, _ bytes: [UInt8]) thro
   try JournalRecordReader.read({ try Value(from: &$0) }, from: bytes, in: 0..<bytes.count)
 }
 
-extension SpoolIOTests {
+extension SpoolJournalTests {
   /// The compact encoding of `JournalCodable` values: every primitive and adopting action
   /// round-trips, sizes are as documented, and bytes that are cut short, left over or
   /// meaningless are errors naming the byte, never a crash.

@@ -3,9 +3,10 @@
 #endif
 import Spool
 @testable import SpoolIO
+@testable import SpoolJournal
 import Testing
 
-extension SpoolIOTests {
+extension SpoolJournalTests {
   /// Every kind of bad journal ends with a one-line error naming the file and the byte; a
   /// journal cut off mid-record replays up to its last whole record and says it could not
   /// verify the final state.
@@ -42,7 +43,7 @@ extension SpoolIOTests {
         let header = journalHeaderSize(Ledger.Action.self)
         // The last byte of the first record's payload.
         let firstLength = Int(bytes[header]) | Int(bytes[header + 1]) << 8
-        bytes[header + 8 + firstLength - 1] ^= 0x40
+        bytes[header + JournalFormat.recordOverhead + firstLength - 1] ^= 0x40
         writeFileBytes(file, bytes)
         await expectLoadError(
           directory.file("corrupt"), engine: engine,
@@ -61,10 +62,10 @@ extension SpoolIOTests {
         var bytes = fileBytes(file)
         let header = journalHeaderSize(Ledger.Action.self)
         let firstLength = Int(bytes[header]) | Int(bytes[header + 1]) << 8
-        let second = header + 8 + firstLength
+        let second = header + JournalFormat.recordOverhead + firstLength
         let secondLength = Int(bytes[second]) | Int(bytes[second + 1]) << 8
         // Killed while writing the second record: 3 of its payload bytes made it.
-        bytes.removeSubrange((second + 8 + 3)...)
+        bytes.removeSubrange((second + JournalFormat.recordOverhead + 3)...)
         writeFileBytes(file, bytes)
 
         let journal = ActionJournal<Ledger.Action>(path: directory.file("cut"), engine: engine)
@@ -133,7 +134,7 @@ extension SpoolIOTests {
       defer { directory.remove() }
       try await withEngine(.automatic) { engine in
         let file = directory.file("short.0.journal")
-        writeFileBytes(file, Array("SPOOLJNL".utf8) + [2, 0, 0])
+        writeFileBytes(file, Array("SPOOLJNL".utf8) + [3, 0, 0])
         await expectLoadError(
           directory.file("short"), engine: engine,
           "journal \(file), byte 11: corrupt header: the file ends inside the header")
@@ -150,7 +151,7 @@ extension SpoolIOTests {
         writeFileBytes(file, bytes)
         await expectLoadError(
           directory.file("version"), engine: engine,
-          "journal \(file), byte 8: version 7, this Spool reads version 2")
+          "journal \(file), byte 8: version 7, this Spool reads version 3")
       }
     }
 
@@ -176,6 +177,82 @@ extension SpoolIOTests {
       }
     }
 
+    @Test(arguments: allBackends)
+    func aDamagedLengthIsCorruptionAtItsOffsetNotACut(
+      backend: IOBackend.Preference
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let file = try await recordThree(directory, "length", engine: engine)
+        var bytes = fileBytes(file)
+        let header = journalHeaderSize(Ledger.Action.self)
+        let firstLength = Int(bytes[header]) | Int(bytes[header + 1]) << 8
+        let second = header + JournalFormat.recordOverhead + firstLength
+        let secondLength = Int(bytes[second]) | Int(bytes[second + 1]) << 8
+        // One flipped bit makes the length point past the end of the file.
+        bytes[second + 2] ^= 0x01
+        writeFileBytes(file, bytes)
+        await expectLoadError(
+          directory.file("length"), engine: engine,
+          "journal \(file), byte \(second): corrupt record: its header"
+            + " (length \(secondLength + 65_536)) does not match its checksum")
+      }
+    }
+
+    @Test func aJournalOfTheEarlierVersionNamesItsVersion() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(.automatic) { engine in
+        let file = try await recordThree(directory, "old", engine: engine)
+        var bytes = fileBytes(file)
+        bytes[8] = 2
+        writeFileBytes(file, bytes)
+        await expectLoadError(
+          directory.file("old"), engine: engine,
+          "journal \(file), byte 8: version 2, this Spool reads version 3")
+      }
+    }
+
+    /// A journal path that is a character device (here a symbolic link to `/dev/zero`, which
+    /// never ends), a FIFO (whose open waits for a writer) or a directory is refused before
+    /// anything is read; the engine stays free for other work, which the recording after it
+    /// proves.
+    @Test(arguments: allBackends)
+    func aPathThatIsNotARegularFileIsRefusedAtOnce(
+      backend: IOBackend.Preference
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let device = directory.file("device.0.journal")
+        #expect(symlink("/dev/zero", device) == 0)
+        let fifo = directory.file("fifo.0.journal")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let folder = directory.file("folder.0.journal")
+        #expect(mkdir(folder, 0o700) == 0)
+        defer { rmdir(folder) }
+        for (name, file, kind) in [
+          ("device", device, "a character device"), ("fifo", fifo, "a FIFO"),
+          ("folder", folder, "a directory"),
+        ] {
+          await expectLoadError(
+            directory.file(name), engine: engine,
+            "journal \(file), byte 0: not a regular file: \(kind)")
+          do {
+            _ = try ActionJournal<Ledger.Action>.recording(
+              to: directory.file(name), engine: engine)
+            Issue.record("recorded to \(kind)")
+          } catch {
+            #expect("\(error)" == "journal \(file), byte 0: not a regular file: \(kind)")
+          }
+        }
+        let (summary, _) = try await recordLedger(
+          [.add(1)], to: directory.file("after"), engine: engine)
+        #expect(summary.actions == 1)
+      }
+    }
+
     @Test func aMissingJournalNamesItsFirstFile() async throws {
       let directory = TemporaryDirectory()
       defer { directory.remove() }
@@ -183,7 +260,7 @@ extension SpoolIOTests {
         let file = directory.file("missing.0.journal")
         await expectLoadError(
           directory.file("missing"), engine: engine,
-          "journal \(file), byte 0: open(\"\(file)\"): No such file or directory (ENOENT)")
+          "journal \(file), byte 0: stat(\"\(file)\"): No such file or directory (ENOENT)")
       }
     }
 

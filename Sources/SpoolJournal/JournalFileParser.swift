@@ -88,12 +88,27 @@ struct JournalFileParser {
 
   /// The record at `offset`, and the offset after it; `nil` at the end of the file.
   ///
-  /// A record cut off by the end of the file is ``JournalError/Problem/cutOff(_:)``.
+  /// A record cut off by the end of the file is ``JournalError/Code/cutOff``: what a
+  /// write that failed partway (a full disk, a killed process) leaves, since a short write
+  /// keeps a prefix of its bytes. A header whose bytes are all there but do not match its own
+  /// checksum, and a whole record that does not match its payload's, are
+  /// ``JournalError/Code/corruptRecord``: a damaged length never passes for a cut.
   func record(at offset: Int) throws(JournalError) -> (Record, next: Int)? {
     if offset == bytes.count { return nil }
-    guard let length = fixed(UInt32.self, at: offset), let crc = fixed(UInt32.self, at: offset + 4)
+    let checked = JournalFormat.recordHeaderChecked
+    guard let length = fixed(UInt32.self, at: offset), let crc = fixed(UInt32.self, at: offset + 4),
+      let headerCRC = fixed(UInt32.self, at: offset + checked)
     else {
-      throw error(offset, .cutOff("the file ends inside a record's length"))
+      let present = bytes.count - offset
+      throw error(
+        offset,
+        .cutOff(
+          "the file ends inside a record's header"
+            + " (\(present) of its \(JournalFormat.recordOverhead) bytes)"))
+    }
+    guard CRC32.checksum(bytes[offset..<(offset + checked)]) == headerCRC else {
+      throw error(
+        offset, .corruptRecord("its header (length \(length)) does not match its checksum"))
     }
     guard length > 0, Int(length) <= JournalFormat.maxPayload else {
       throw error(offset, .corruptRecord("impossible length \(length)"))

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Foundation
+import Testing
+
+/// This test binary run again as a child that records a journal into `folder` with durable
+/// acknowledgements (`killChildRecordsUntilKilled`), for a test that kills it with SIGKILL.
+struct KillChild {
+  static let variable = "SPOOL_JOURNAL_KILL_CHILD"
+
+  let process: Process
+  let folder: String
+
+  init(folder: String) throws {
+    self.folder = folder
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+    process.arguments = [
+      "--testing-library", "swift-testing", "--filter", "killChildRecordsUntilKilled",
+    ]
+    var environment = ProcessInfo.processInfo.environment
+    environment[Self.variable] = folder
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    self.process = process
+  }
+
+  /// Waits until the acks file holds `count` lines; `false` after 60 s or if the child exited.
+  func waitForAcknowledgements(atLeast count: Int) async throws -> Bool {
+    for _ in 0..<6_000 {
+      if TemporaryDirectory.lines(of: "\(folder)/acks").count >= count { return true }
+      if !process.isRunning { return false }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    return false
+  }
+
+  /// SIGKILL, then reaps it.
+  func kill() {
+    _ = Glibc.kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+}
+
+extension TemporaryDirectory {
+  /// The lines of the file `name` in the directory.
+  func linesOf(_ name: String) -> [String] { Self.lines(of: file(name)) }
+
+  /// The whole lines of the file at `path` (a last line without its newline is left out: it
+  /// was being written).
+  static func lines(of path: String) -> [String] {
+    let text = String(decoding: fileBytes(path), as: UTF8.self)
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    lines.removeLast()
+    return lines
+  }
+}
