@@ -19,6 +19,8 @@ let package = Package(
     .library(name: "_SpoolWorkloads", targets: ["SpoolWorkloads"]),
     .library(name: "SpoolBench", targets: ["SpoolBench"]),
     .library(name: "SpoolMetrics", targets: ["SpoolMetrics"]),
+    .library(name: "SpoolLogging", targets: ["SpoolLogging"]),
+    .library(name: "SpoolServiceLifecycle", targets: ["SpoolServiceLifecycle"]),
     .executable(name: "spool", targets: ["spool"]),
   ],
   dependencies: [
@@ -41,6 +43,10 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+    // SpoolLogging's issue reporter and SpoolServiceLifecycle's services: products of their own,
+    // so that the runtime does not depend on them.
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     // `@Reducer`'s implementation (SpoolMacros). A range, not `from:`, so that it resolves to the
     // one swift-syntax that swift-case-paths (509.0.0..<605.0.0) and swift-macro-testing build
     // too: `from: "600.0.1"` would cap it below 601.0.0.
@@ -172,6 +178,22 @@ let package = Package(
         .product(name: "Tracing", package: "swift-distributed-tracing"),
       ]
     ),
+    .target(
+      name: "SpoolLogging",
+      dependencies: [
+        "SpoolCore",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(
+      name: "SpoolServiceLifecycle",
+      dependencies: [
+        "SpoolCore",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     .executableTarget(
       name: "spool",
       dependencies: [
@@ -230,6 +252,22 @@ let package = Package(
         "Spool", "SpoolMetrics", "SpoolProfiling",
         .product(name: "MetricsTestKit", package: "swift-metrics"),
         .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+      ]
+    ),
+    .testTarget(
+      name: "SpoolLoggingTests",
+      dependencies: [
+        "Spool", "SpoolLogging",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .testTarget(
+      name: "SpoolServiceLifecycleTests",
+      dependencies: [
+        "Spool", "SpoolServiceLifecycle",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
   ],

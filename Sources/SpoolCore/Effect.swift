@@ -374,15 +374,17 @@ extension Effect {
   /// Reports an error a `.run` effect threw and did not handle, at the place it was created.
   @usableFromInline
   static func reportUnhandled(_ error: any Error, origin: SourceLocation) {
-    origin.report(
-      """
-      An "Effect.run" created at "\(origin.fileID):\(origin.line)" threw an unhandled error: \
-      \(error)
+    StoreIssueContext.unhandled(error, actionType: Action.self).bound {
+      origin.report(
+        """
+        An "Effect.run" created at "\(origin.fileID):\(origin.line)" threw an unhandled error: \
+        \(error)
 
-      All non-cancellation errors must be handled explicitly: pass a "catch:" handler to \
-      "Effect.run", or catch the error inside the operation.
-      """
-    )
+        All non-cancellation errors must be handled explicitly: pass a "catch:" handler to \
+        "Effect.run", or catch the error inside the operation.
+        """
+      )
+    }
   }
 }
 

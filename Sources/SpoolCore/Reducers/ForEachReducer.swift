@@ -209,17 +209,19 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
 
   @usableFromInline
   func reportMissingElement(_ action: Parent.Action) {
-    location.report(
-      """
-      A "forEach" at "\(location.fileID):\(location.line)" received an action for an \
-      element that is not in the collection:
+    StoreIssueContext.misuse(action).bound {
+      location.report(
+        """
+        A "forEach" at "\(location.fileID):\(location.line)" received an action for an \
+        element that is not in the collection:
 
-        Action: \(String(customDumping: action))
-        Element reducer: \(Element.self)
+          Action: \(String(customDumping: action))
+          Element reducer: \(Element.self)
 
-      The action was ignored. Make sure the element is in the collection before sending it \
-      actions.
-      """
-    )
+        The action was ignored. Make sure the element is in the collection before sending it \
+        actions.
+        """
+      )
+    }
   }
 }

@@ -246,17 +246,19 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
   }
   @usableFromInline
   func reportMissingState(_ action: Parent.Action) {
-    location.report(
-      """
-      An "\(operatorName)" at "\(location.fileID):\(location.line)" received a child \
-      action when \(missingState):
+    StoreIssueContext.misuse(action).bound {
+      location.report(
+        """
+        An "\(operatorName)" at "\(location.fileID):\(location.line)" received a child \
+        action when \(missingState):
 
-        Action: \(String(customDumping: action))
-        Child reducer: \(Child.self)
+          Action: \(String(customDumping: action))
+          Child reducer: \(Child.self)
 
-      The action was ignored. Make sure the child state is present before sending it \
-      actions.
-      """
-    )
+        The action was ignored. Make sure the child state is present before sending it \
+        actions.
+        """
+      )
+    }
   }
 }

@@ -114,18 +114,20 @@ where Child.Action: Sendable {
 
   @usableFromInline
   func reportMissingCase(action: ParentAction, state: ParentState) {
-    reportIssue(
-      """
-      A "Scope" at "\(fileID):\(line)" received a child action when the state was not \
-      in the case that holds the state of "\(Child.self)":
+    StoreIssueContext.misuse(action).bound {
+      reportIssue(
+        """
+        A "Scope" at "\(fileID):\(line)" received a child action when the state was not \
+        in the case that holds the state of "\(Child.self)":
 
-        Action: \(String(customDumping: action))
-        State: \(String(customDumping: state))
+          Action: \(String(customDumping: action))
+          State: \(String(customDumping: state))
 
-      The action was ignored. This usually means a parent reducer changed the state's \
-      case before the "Scope" ran: place the "Scope" before it in the body.
-      """,
-      fileID: fileID, filePath: filePath, line: line, column: column
-    )
+        The action was ignored. This usually means a parent reducer changed the state's \
+        case before the "Scope" ran: place the "Scope" before it in the body.
+        """,
+        fileID: fileID, filePath: filePath, line: line, column: column
+      )
+    }
   }
 }

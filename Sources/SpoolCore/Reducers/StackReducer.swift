@@ -191,16 +191,18 @@ public struct _StackReducer<Parent: Reducer, Element: Reducer>: Reducer {
 
   @usableFromInline
   func report(_ action: Parent.Action, _ problem: String) {
-    location.report(
-      """
-      A "forEach" at "\(location.fileID):\(location.line)" received an action for \
-      \(problem):
+    StoreIssueContext.misuse(action).bound {
+      location.report(
+        """
+        A "forEach" at "\(location.fileID):\(location.line)" received an action for \
+        \(problem):
 
-        Action: \(String(customDumping: action))
-        Element reducer: \(Element.self)
+          Action: \(String(customDumping: action))
+          Element reducer: \(Element.self)
 
-      The action was ignored.
-      """
-    )
+        The action was ignored.
+        """
+      )
+    }
   }
 }

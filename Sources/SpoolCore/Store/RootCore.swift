@@ -324,13 +324,16 @@ where R.State: Sendable {
 
   @usableFromInline
   static func reportEnqueueAfterShutdown(_ action: Action) {
-    reportIssue(
-      """
-      An action was enqueued to a store of "\(R.self)" after it was shut down: \(String(customDumping: action))
+    StoreIssueContext.misuse(action).bound {
+      reportIssue(
+        """
+        An action was enqueued to a store of "\(R.self)" after it was shut down: \
+        \(String(customDumping: action))
 
-      Actions sent after "shutdown()" are dropped.
-      """
-    )
+        Actions sent after "shutdown()" are dropped.
+        """
+      )
+    }
   }
 
   // MARK: Executor
@@ -525,13 +528,16 @@ where R.State: Sendable {
 
   @usableFromInline
   func reportSendAfterShutdown(_ action: Action) {
-    reportIssue(
-      """
-      An action was sent to a store of "\(R.self)" after it was shut down: \(String(customDumping: action))
+    StoreIssueContext.misuse(action).bound {
+      reportIssue(
+        """
+        An action was sent to a store of "\(R.self)" after it was shut down: \
+        \(String(customDumping: action))
 
-      Actions sent after "shutdown()" are dropped.
-      """
-    )
+        Actions sent after "shutdown()" are dropped.
+        """
+      )
+    }
   }
 
   /// Reduces `action` and starts the effect it returned; returns the started tasks when

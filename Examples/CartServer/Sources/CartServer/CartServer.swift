@@ -1,0 +1,73 @@
+import CartFeature
+import Hummingbird
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import SpoolLogging
+
+/// The cart service: Hummingbird routes over a ``CartBackend``, `/metrics` in Prometheus's
+/// text format, run as swift-service-lifecycle services.
+public struct CartServer: Sendable {
+  public let configuration: CartServerConfiguration
+  public let logger: Logger
+  /// Where the service's metrics go; `/metrics` serves its text.
+  public let metrics: PrometheusCollectorRegistry
+
+  public init(
+    configuration: CartServerConfiguration, logger: Logger,
+    metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+  ) {
+    self.configuration = configuration
+    self.logger = logger
+    self.metrics = metrics
+  }
+
+  /// The application: its routes, and its services, which its `ServiceGroup` starts before
+  /// the HTTP server and shuts down after it (so no request reaches a cart that is shutting
+  /// down).
+  ///
+  /// - Parameter onServerRunning: Called with the listening port once the server accepts
+  ///   connections.
+  public func makeApplication(
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+  ) -> some ApplicationProtocol {
+    let router = Router()
+    let services: [any Service]
+    switch configuration.backend {
+    case .spool:
+      let backend = SpoolCartBackend(
+        configuration: configuration, logger: logger,
+        metricsFactory: PrometheusMetricsFactory(registry: metrics))
+      addCartRoutes(to: router, backend: backend)
+      services = [backend.service]
+    case .actors:
+      addCartRoutes(
+        to: router,
+        backend: ActorCartBackend(reservationDuration: configuration.reservationDuration))
+      services = []
+    }
+    router.get("metrics") { [metrics] _, _ in
+      Response(
+        status: .ok,
+        headers: [.contentType: "text/plain; version=0.0.4"],
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
+    }
+    return Application(
+      router: router,
+      configuration: ApplicationConfiguration(
+        address: .hostname(configuration.host, port: configuration.port),
+        serverName: "cart-server"),
+      services: services,
+      onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+      logger: logger)
+  }
+
+  /// Runs the service until SIGTERM or SIGINT, then shuts it down gracefully: the HTTP server
+  /// first, then the carts.
+  public func run() async throws {
+    // Spool's misuse reports and effects' unhandled errors go to the service's log.
+    LoggingIssueReporter.install(logger)
+    try await makeApplication().runService()
+  }
+}
