@@ -16,7 +16,7 @@ extension StoreRegistry {
   /// ones idle for `idleTimeout`, and notes the others (a held store, or one whose effects run
   /// under `keepStore`) as idle since now, to look at again one `idleTimeout` later.
   func sweep() async {
-    guard let timeout = configuration.idleTimeout?.registryNanoseconds else { return }
+    guard let timeout = configuration.effectiveIdleTimeout?.registryNanoseconds else { return }
     while true {
       let now = clock.now().registryNanoseconds
       var earliest = Int64.max

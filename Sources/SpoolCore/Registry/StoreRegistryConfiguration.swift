@@ -16,7 +16,8 @@ public struct StoreRegistryConfiguration: Sendable, Hashable {
   /// A store is used while a call of the registry holds it (``StoreRegistry/withStore(_:_:)``,
   /// ``StoreRegistry/send(_:to:)``). The registry notices uses in passes of one sweeper task,
   /// so that a use costs no clock read: an unused store is evicted at least `idleTimeout` and
-  /// at most twice `idleTimeout` after its last use.
+  /// at most twice `idleTimeout` after its last use. A timeout below one millisecond counts as
+  /// one millisecond, one above a hundred years as a hundred years.
   public var idleTimeout: Duration?
 
   /// The most stores the registry keeps live; `nil` for no bound.
@@ -36,6 +37,7 @@ public struct StoreRegistryConfiguration: Sendable, Hashable {
   ///
   /// - Parameters:
   ///   - idleTimeout: How long a store may go unused before it is evicted; `nil` for never.
+  ///     Clamped to between one millisecond and a hundred years.
   ///   - maximumLiveStores: The most stores kept live; `nil` for no bound. A value below 1
   ///     counts as 1.
   ///   - runningEffects: What eviction does with a store whose effects are running.
@@ -85,5 +87,15 @@ public struct StoreRegistryConfiguration: Sendable, Hashable {
       case .cancelEffects: "cancelEffects"
       }
     }
+  }
+}
+
+extension StoreRegistryConfiguration {
+  /// ``idleTimeout`` as the sweeper uses it: at least a millisecond, at most a hundred years.
+  /// A timeout of zero or less would make the sweeper spin (a held store's next look would be
+  /// due at once, forever), and one near `Duration`'s limit would overflow its nanoseconds
+  /// and the sums of instants the sweeper makes.
+  var effectiveIdleTimeout: Duration? {
+    idleTimeout.map { min(max($0, .milliseconds(1)), .seconds(3_155_760_000)) }
   }
 }
