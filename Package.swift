@@ -28,13 +28,10 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     // `OrderedSet`, the type of `IdentifiedArray.ids`, named by `forEach`'s inlinable code.
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-    // Without the default `CombineSchedulers` trait: Spool has no main queue, and the trait
-    // would build OpenCombine into every program, `spool` included. A package of a user's that
-    // wants `mainQueue` depends on swift-dependencies with its default traits.
-    .package(
-      url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1",
-      traits: ["Clocks", "Foundation", "FoundationNetworking"]
-    ),
+    // With its default traits, OpenCombine (the `CombineSchedulers` trait) included: a package
+    // that named fewer traits here made SwiftPM fail to resolve a user's package that also
+    // depends on swift-dependencies with the defaults (Examples/CartServer showed it).
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
