@@ -438,8 +438,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   ///
   /// `nil` also when a producer has claimed the next slot but not yet written it (it is a few
   /// instructions away): the caller looks again (``awaitPending(spins:after:)``), and
-  /// ``hasPending`` counts such a slot. Before it takes the overflow, it waits for claimed slots, so that
-  /// each producer's actions come out in the order it pushed them.
+  /// ``hasPending`` counts such a slot. Before it takes the overflow, it waits for claimed
+  /// slots, so that each producer's actions come out in the order it pushed them.
   ///
   /// - Complexity: O(1) amortized.
   @inlinable
