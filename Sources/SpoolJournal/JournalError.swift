@@ -31,7 +31,7 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
       case empty, notAJournal, notARegularFile, unsupportedVersion, actionTypeMismatch
       case encodingMismatch, corruptHeader, corruptRecord, undecodableAction, foreignFile
       case cutOff, noStateChecksum, stateMismatch, io, missingFile, undecodableState
-      case storeBusy
+      case storeBusy, inUse
     }
 
     private let kind: Kind
@@ -82,6 +82,9 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ``JournalRecorder/snapshot(of:compacting:)`` found the store reducing an action during
     /// each of its attempts to read a state that matches the journal: no snapshot was written.
     public static let storeBusy = Code(.storeBusy)
+    /// ``JournalDirectory`` was asked for a second store of an ID whose journal its first
+    /// store still records.
+    public static let inUse = Code(.inUse)
   }
 
   /// What was wrong, with its details: how errors are made inside SpoolJournal.
@@ -125,6 +128,8 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case undecodableState(String)
     /// The store never paused long enough for a snapshot.
     case storeBusy(String)
+    /// Another recorder records the journal.
+    case inUse(String)
   }
 
   /// The file concerned (`path.N.journal`).
@@ -164,6 +169,7 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case .missingFile: .missingFile
     case .undecodableState: .undecodableState
     case .storeBusy: .storeBusy
+    case .inUse: .inUse
     }
   }
 
@@ -215,6 +221,7 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case .missingFile(let detail): "a file is missing: \(detail)"
     case .undecodableState(let detail): "cannot decode the snapshot's state: \(detail)"
     case .storeBusy(let detail): "no snapshot written: \(detail)"
+    case .inUse(let detail): "in use: \(detail)"
     }
   }
 

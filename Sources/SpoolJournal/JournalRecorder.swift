@@ -193,6 +193,33 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
         problem: .storeBusy(
           "the store reduced an action during each of \(Self.snapshotAttempts) reads"))
     }
+    return try await completeSnapshot(in: index, compacting: compacting)
+  }
+
+  /// Writes a snapshot of `state`, which must be the state of a store that reduces nothing
+  /// more (an evicted store's final state), then does what
+  /// ``snapshot(of:compacting:)`` does after its write.
+  func snapshot<State: Codable>(
+    finalState state: State, compacting: Bool
+  ) async throws -> JournalSnapshotSummary {
+    let encoded = JournalBytes()
+    try JournalValueEncoder(into: encoded).encode(state)
+    let checksum = try StateChecksum.of(state)
+    let bytes = encoded.bytes
+    guard let index = core.withLock({ $0.snapshot(state: bytes, checksum: checksum) }) else {
+      throw JournalError(
+        file: JournalFormat.filePath(path, index: 0), offset: 0,
+        problem: .storeBusy("the recorder is finished"))
+    }
+    return try await completeSnapshot(in: index, compacting: compacting)
+  }
+
+  /// Waits until the snapshot in file `index` is durable, then removes the files before it
+  /// when `compacting`.
+  private func completeSnapshot(
+    in index: Int, compacting: Bool
+  ) async throws -> JournalSnapshotSummary {
+    // Nothing is removed before the snapshot is on disk: a crash then still has the files.
     try await waitUntilDurable()
     let removed =
       compacting ? try await JournalFiles.remove(of: path, below: index, engine: writer.engine) : 0
