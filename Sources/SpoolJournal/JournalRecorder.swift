@@ -71,6 +71,9 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
         for: Action.self, configuration: configuration, writer: writer,
         runID: UInt64.random(in: 1...UInt64.max), start: start))
     schedule = configuration.flushInterval.map { JournalFlushSchedule(interval: $0) }
+    // Weak: the writer lives as long as the recorder, and a drainer that outlives the recorder
+    // has nothing left to collect.
+    writer.setCollector { [weak self] in self?.core.withLock { $0.flush() } }
     schedule?.start { [weak self] in
       guard let self else { return false }
       self.core.withLock { $0.flush() }
@@ -121,9 +124,10 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   /// return .ok  // the add survives a crash from here on
   /// ```
   public func waitUntilDurable() async throws {
+    // The chunk being filled is not handed over here: the drainer collects it before its next
+    // sync, so overlapping waiters add one write between them, not one each.
     let through = core.withLock { core in
-      core.flush()
-      return writer.submittedChunks
+      writer.submittedChunks + (core.hasPendingBytes ? 1 : 0)
     }
     try await writer.waitUntilDurable(through: through)
   }
@@ -315,7 +319,7 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
     let written = try await writer.finish()
     return JournalSummary(
       actions: recorded, droppedActions: dropped, files: written.files, bytes: written.bytes,
-      stoppedAtLimit: limited, encodingFailure: failure)
+      stoppedAtLimit: limited, encodingFailure: failure, durableSyncs: writer.durableSyncs)
   }
 }
 
@@ -339,6 +343,11 @@ public struct JournalSummary: Sendable, Hashable {
   public var stoppedAtLimit: Bool
   /// The first encoding error, if an action could not be encoded.
   public var encodingFailure: String?
+  /// The syncs (`fdatasync`) made for ``JournalRecorder/waitUntilDurable()``: with group
+  /// commit, concurrent waiters share one, so `actions / durableSyncs` is the number of
+  /// acknowledgements each sync paid for. The sync of ``JournalRecorder/finish(finalState:)``
+  /// is not counted.
+  public var durableSyncs: Int = 0
 }
 
 /// What ``JournalRecorder/snapshot(of:compacting:)`` wrote and removed.

@@ -213,6 +213,9 @@ final class JournalRecorderCore {
     return fileIndex
   }
 
+  /// Whether the chunk being filled holds bytes not handed to the writer yet.
+  var hasPendingBytes: Bool { !isFinished && chunk.count > 0 }
+
   /// Hands the chunk to the writer if it holds anything not handed over yet; a chunk is
   /// written as it is, so the file ends after a whole record (a cut a replay accepts).
   func flush() {

@@ -31,10 +31,18 @@ final class JournalWriter: Sendable {
   // after the drainer stopped; the mutex orders the hand-overs
   private let cursor = Mutex(Cursor())
   private let nextWaiterID = Atomic<UInt64>(0)
+  /// Hands the recorder's partly filled chunk to ``submit(_:)``; set once by the recorder.
+  private let collector = Mutex<(@Sendable () -> Void)?>(nil)
 
   init(path: String, engine: IOEngine) {
     self.path = path
     self.engine = engine
+  }
+
+  /// Sets what the drainer calls to collect the chunk the recorder is filling, before a sync
+  /// that a durable waiter counts on it for.
+  func setCollector(_ collect: @escaping @Sendable () -> Void) {
+    collector.withLock { $0 = collect }
   }
 
   /// Queues `chunk` for writing; returns an empty chunk to fill next, if one is free.
@@ -62,6 +70,10 @@ final class JournalWriter: Sendable {
         let done = cursor
         self.cursor.withLock { $0 = done }
         state.withLock { $0.written(chunk, error: failure) }
+      case .collect:
+        // Outside the state's lock: collecting takes the recorder's lock, then the state's.
+        collector.withLock { $0 }?()
+        state.withLock { $0.collected() }
       case .sync(let through):
         var failure: (any Error)?
         do {
@@ -136,11 +148,15 @@ final class JournalWriter: Sendable {
     }
   }
 
+  /// Syncs made for durable waiters so far.
+  var durableSyncs: Int { state.withLock { $0.syncs } }
+
   /// The number of chunks submitted so far: what a durable waiter waits for.
   var submittedChunks: Int { state.withLock { $0.submitted } }
 
-  /// Waits until the first `through` chunks submitted are written and synced (`fdatasync`),
-  /// sharing the sync with every waiter present when it starts (group commit).
+  /// Waits until the first `through` chunks are written and synced (`fdatasync`), sharing the
+  /// sync with every waiter present when it starts (group commit). `through` may be one past
+  /// ``submittedChunks``: the chunk the recorder is filling, which the drainer collects.
   ///
   /// - Throws: The first write or sync failure; `CancellationError` when the task is
   ///   cancelled before its chunks are synced.

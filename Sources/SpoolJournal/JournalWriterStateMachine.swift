@@ -5,10 +5,13 @@
 /// were submitted; after a failure, later chunks are dropped (counted) rather than written past
 /// a gap; waiters are resumed only when the queue is empty and no drainer runs.
 ///
-/// Durability (group commit): a durable waiter waits until the chunks submitted before it
-/// (`through`) are written and synced. The drainer syncs only when its queue is empty and a
-/// waiter needs it, once for every waiter present then: `synced` never passes `written`, and a
-/// waiter is resumed with success only when `synced >= through`, with the failure otherwise.
+/// Durability (group commit): a durable waiter waits until the first `through` chunks are
+/// written and synced; `through` may count the chunk the recorder is still filling (one past
+/// `submitted`), which the drainer collects from the recorder before it syncs, so that waiters
+/// that arrive during a sync add no chunk, and no write, of their own. The drainer syncs only
+/// when its queue is empty and a waiter needs it, once for every waiter present then: `synced`
+/// never passes `written`, and a waiter is resumed with success only when `synced >= through`,
+/// with the failure otherwise.
 struct JournalWriterStateMachine<Waiter> {
   private(set) var queue: [JournalChunk] = []
   private(set) var free: [JournalChunk] = []
@@ -24,6 +27,9 @@ struct JournalWriterStateMachine<Waiter> {
   private(set) var submitted = 0
   private(set) var writtenCount = 0
   private(set) var synced = 0
+  /// Syncs that succeeded for durable waiters: actions acknowledged per sync is what group
+  /// commit buys.
+  private(set) var syncs = 0
   /// Waiters for durability, by ID (for cancellation), with the chunk count they need synced.
   private(set) var durableWaiters: [(id: UInt64, through: Int, waiter: Waiter)] = []
 
@@ -51,6 +57,9 @@ struct JournalWriterStateMachine<Waiter> {
   enum NextAction {
     /// Write this chunk.
     case write(JournalChunk)
+    /// Hand over the chunk the recorder is filling (a durable waiter counts on it), then call
+    /// `collected()`.
+    case collect
     /// Sync the file: every chunk up to `through` is written; then call `synced`.
     case sync(through: Int)
     /// Nothing left: the drainer stops; resume these waiters.
@@ -63,6 +72,9 @@ struct JournalWriterStateMachine<Waiter> {
       preconditionFailure("Internal inconsistency: a journal drainer runs while none should")
     }
     if !queue.isEmpty { return .write(queue.removeFirst()) }
+    if failure == nil, durableWaiters.contains(where: { $0.through > submitted }) {
+      return .collect
+    }
     if failure == nil, durableWaiters.contains(where: { $0.through > synced }) {
       return .sync(through: writtenCount)
     }
@@ -74,6 +86,16 @@ struct JournalWriterStateMachine<Waiter> {
     return .stop(resumed)
   }
 
+  /// Called by the drainer after it collected the recorder's chunk. Every record made before
+  /// the collection is now in a submitted chunk, so no waiter (each arrived before it) needs
+  /// more than `submitted`: clamping keeps one whose chunk another flush already submitted from
+  /// waiting for a chunk that will never come.
+  mutating func collected() {
+    for index in durableWaiters.indices where durableWaiters[index].through > submitted {
+      durableWaiters[index].through = submitted
+    }
+  }
+
   /// Called by the drainer after a sync through `through` chunks (with `error` if it failed);
   /// returns the durable waiters it satisfied, or all of them after a failure.
   mutating func synced(through: Int, error: (any Error)?) -> [Waiter] {
@@ -83,6 +105,7 @@ struct JournalWriterStateMachine<Waiter> {
       return durableWaiters.map(\.waiter)
     }
     synced = max(synced, through)
+    syncs += 1
     let ready = durableWaiters.filter { $0.through <= synced }.map(\.waiter)
     durableWaiters.removeAll { $0.through <= synced }
     return ready

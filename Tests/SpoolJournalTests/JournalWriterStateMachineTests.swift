@@ -149,6 +149,67 @@ extension SpoolJournalTests {
       }
     }
 
+    /// Waiters counting on the chunk the recorder is filling make the drainer collect it once,
+    /// write it once and sync once for all of them.
+    @Test func waitersOnTheFillingChunkShareOneCollectionWriteAndSync() {
+      var machine = JournalWriterStateMachine<Int>()
+      guard case .waitAndStartDrainer = machine.waitUntilDurable(through: 1, id: 1, 10) else {
+        Issue.record("an idle writer did not start a drainer")
+        return
+      }
+      guard case .wait = machine.waitUntilDurable(through: 1, id: 2, 11) else {
+        Issue.record("a second waiter did not just wait")
+        return
+      }
+      guard case .collect = machine.next() else {
+        Issue.record("the drainer did not collect the chunk being filled")
+        return
+      }
+      _ = machine.submit(chunk(2))
+      machine.collected()
+      guard case .write(let written) = machine.next() else {
+        Issue.record("the collected chunk was not written")
+        return
+      }
+      machine.written(written, error: nil)
+      guard case .sync(1) = machine.next() else {
+        Issue.record("no sync through the collected chunk")
+        return
+      }
+      #expect(machine.synced(through: 1, error: nil) == [10, 11])
+      #expect(machine.syncs == 1)
+      guard case .stop(let idle) = machine.next(), idle.isEmpty else {
+        Issue.record("the drainer did not stop")
+        return
+      }
+    }
+
+    /// A waiter that counted on a chunk another flush already handed over (the collection finds
+    /// nothing new) is clamped to what was submitted, and is synced rather than left waiting.
+    @Test func aCollectionThatFindsNothingNewDoesNotStrandAWaiter() {
+      var machine = JournalWriterStateMachine<Int>()
+      _ = machine.submit(chunk(1))
+      guard case .wait = machine.waitUntilDurable(through: 2, id: 1, 10) else {
+        Issue.record("the waiter did not wait on the running drainer")
+        return
+      }
+      guard case .write(let written) = machine.next() else {
+        Issue.record("the submitted chunk was not written")
+        return
+      }
+      machine.written(written, error: nil)
+      guard case .collect = machine.next() else {
+        Issue.record("the drainer did not collect")
+        return
+      }
+      machine.collected()
+      guard case .sync(1) = machine.next() else {
+        Issue.record("the clamped waiter got no sync")
+        return
+      }
+      #expect(machine.synced(through: 1, error: nil) == [10])
+    }
+
     @Test func aCancelledDurableWaiterIsRemoved() {
       var machine = JournalWriterStateMachine<Int>()
       _ = machine.submit(chunk(1))

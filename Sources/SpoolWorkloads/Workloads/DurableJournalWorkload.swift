@@ -11,14 +11,26 @@ import SpoolJournal
 /// producers each `send` an action to one journaled ``CounterFeature`` store and acknowledge it
 /// only after ``JournalRecorder/waitUntilDurable()`` (the measurement), or right away (the
 /// `spool-journaled` baseline: recorded, not synced), in the same run; `spool/baseline` is the
-/// share of the non-durable throughput that durability keeps (group commit lets concurrent
-/// producers share each sync). Not in the standard set: it writes to a temporary folder.
+/// share of the non-durable throughput that durability keeps. Not in the standard set: it
+/// writes to a temporary folder.
+///
+/// A producer that waits for each acknowledgement before its next send has one action in
+/// flight, so no journal can acknowledge more than `producers` actions per sync: the durable
+/// throughput is bounded by `producers / sync time`, whatever the non-durable one is. What
+/// group commit decides is how close to that bound the journal gets, so the report gives the
+/// bound's share and the actions acknowledged per sync, with 8 producers and again with
+/// ``wideProducers``.
 ///
 /// Parameters: `syncMicroseconds`, one producer's acknowledgement with no other waiter to share
-/// its sync (one `fdatasync` per action, over 200 actions), and `idleCorePercent`, the CPU time
-/// of 1,000 journaled stores left idle for 10 s after one action each, in percent of one core.
+/// its sync (one `fdatasync` per action, over 200 actions); `actionsPerSync` and
+/// `shareOfBound` with 8 producers (`shareOfBound` is the throughput over `8 / sync time`);
+/// `wideProducers`, `wideThroughputPerSecond`, `wideActionsPerSync` and `wideShareOfBound`, the
+/// same with more producers; and `idleCorePercent`, the CPU time of 1,000 journaled stores left
+/// idle for 10 s after one action each, in percent of one core.
 enum DurableJournalWorkload {
   static let producers = 8
+  /// Producers of the second durable run: a server with this many requests waiting.
+  static let wideProducers = 128
 
   static let workload = Workload(
     name: "journal-durable",
@@ -30,32 +42,51 @@ enum DurableJournalWorkload {
     defer { folder.remove() }
     let actions = run.actions
 
+    var durableSummary: JournalSummary?
     let durable = try await run.spool(CounterFeature.Action.self) { _ in
-      try await measure(run, folder.path + "/durable", actions: actions, durable: true)
+      let (measurement, summary) = try await measure(
+        run, folder.path + "/durable", actions: actions, producers: producers, durable: true)
+      durableSummary = summary
+      return measurement
     }
     run.progress.begin(run.label("spool-journaled"), total: actions)
-    var journaled = try await measure(
-      run, folder.path + "/journaled", actions: actions, durable: false)
+    var (journaled, _) = try await measure(
+      run, folder.path + "/journaled", actions: actions, producers: producers, durable: false)
     journaled.name = "spool-journaled"
+    run.progress.begin(run.label("spool-wide"), total: actions)
+    let (wide, wideSummary) = try await measure(
+      run, folder.path + "/wide", actions: actions, producers: wideProducers, durable: true)
 
     let single = try await measureSingleSync(folder.path + "/single", actions: 200)
     let idle = try await measureIdle(folder.path, stores: 1_000, seconds: 10)
-    return [
-      run.report(
-        durable, baselines: [journaled],
-        parameters: [
-          "producers": String(producers),
-          "syncMicroseconds": String((single * 1e7).rounded() / 10),
-          "idleCorePercent": String((idle * 1_000).rounded() / 1_000),
-        ])
+    var parameters = [
+      "producers": String(producers),
+      "wideProducers": String(wideProducers),
+      "syncMicroseconds": String((single * 1e7).rounded() / 10),
+      "idleCorePercent": String((idle * 1_000).rounded() / 1_000),
+      "wideThroughputPerSecond": String(Int(wide.throughputPerSecond.rounded())),
     ]
+    func rounded(_ value: Double) -> String { String((value * 1_000).rounded() / 1_000) }
+    if let durableSummary {
+      parameters["actionsPerSync"] = rounded(perSync(durableSummary))
+      parameters["shareOfBound"] = rounded(
+        durable.measurement.throughputPerSecond * single / Double(producers))
+    }
+    parameters["wideActionsPerSync"] = rounded(perSync(wideSummary))
+    parameters["wideShareOfBound"] = rounded(wide.throughputPerSecond * single / Double(wideProducers))
+    return [run.report(durable, baselines: [journaled], parameters: parameters)]
   }
 
-  /// `actions` sends from ``producers`` tasks into one journaled store, each acknowledged after
-  /// `waitUntilDurable()` when `durable`.
+  /// Durable acknowledgements per sync.
+  static func perSync(_ summary: JournalSummary) -> Double {
+    Double(summary.actions) / Double(max(summary.durableSyncs, 1))
+  }
+
+  /// `actions` sends from `producers` tasks into one journaled store, each acknowledged after
+  /// `waitUntilDurable()` when `durable`; with what the journal wrote.
   static func measure(
-    _ run: WorkloadRun, _ path: String, actions: Int, durable: Bool
-  ) async throws -> Measurement {
+    _ run: WorkloadRun, _ path: String, actions: Int, producers: Int, durable: Bool
+  ) async throws -> (Measurement, JournalSummary) {
     let journal = try ActionJournal<CounterFeature.Action>.recording(to: path)
     let store = Store(initialState: CounterFeature.State(), instrumentation: journal) {
       CounterFeature()
@@ -77,8 +108,8 @@ enum DurableJournalWorkload {
     }
     let state = await store.state
     try checkCount(state.count, expected: perProducer * producers, run.label("spool"))
-    try await journal.finish(finalState: state)
-    return measurement
+    let summary = try await journal.finish(finalState: state)
+    return (measurement, summary)
   }
 
   /// Seconds per durable acknowledgement with one producer: one sync per action.
