@@ -8,9 +8,10 @@ import Synchronization
 ///
 /// Wire it into the registry's two hooks: ``makeStore(for:initialState:recovered:reducer:)`` as
 /// `makeStore`, and ``evict(_:finalState:)`` in `onEvict`. A store is created from its
-/// journal's newest snapshot and the actions after it (``ActionJournal/recover(initialState:reducer:)``),
-/// records into a new run of the same journal, and gets `recovered` (a feature's own action
-/// that restarts its long-lived effects) once created. On eviction, the store has reduced its
+/// journal's newest snapshot and the actions after it
+/// (``ActionJournal/recover(initialState:reducer:)``), records into a new run of the same
+/// journal, and gets `recovered` (a feature's own action that restarts its long-lived effects)
+/// once created. On eviction, the store has reduced its
 /// last action and is shut down: its final state is written as a snapshot, synced, the files
 /// before it removed, and the journal finished, so the next creation reads one snapshot.
 ///
@@ -26,7 +27,9 @@ import Synchronization
 ///     do { try await journals.evict(id, finalState: state) } catch { logger.error("\(error)") }
 ///   }
 /// ) { id in
-///   try await journals.makeStore(for: id, initialState: Cart.State(id: id), recovered: .recovered) {
+///   try await journals.makeStore(
+///     for: id, initialState: Cart.State(id: id), recovered: .recovered
+///   ) {
 ///     Cart()
 ///   }
 /// }

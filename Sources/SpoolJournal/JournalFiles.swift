@@ -63,7 +63,8 @@ enum JournalFiles {
   ) async throws -> Int {
     var removed = 0
     for stale in try indices(of: path) where stale < index {
-      try await FileOperations.removeFile(JournalFormat.filePath(path, index: stale), engine: engine)
+      let file = JournalFormat.filePath(path, index: stale)
+      try await FileOperations.removeFile(file, engine: engine)
       removed += 1
     }
     if removed > 0 { try await syncFolder(of: path, engine: engine) }
