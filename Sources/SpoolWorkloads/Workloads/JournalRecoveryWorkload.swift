@@ -2,7 +2,7 @@ import SpoolBench
 import SpoolCore
 import SpoolJournal
 
-/// `journal-recovery`: what recovering a store from its journal costs, with and without a
+/// `journal-recover`: what recovering a store from its journal costs, with and without a
 /// snapshot. Two journals of the same N ``CounterFeature`` actions are recorded first (not
 /// measured): one without a snapshot, one with a compacting snapshot before its last 1%.
 /// Recovering the first replays N actions (`spool-full-replay`, the baseline); recovering the
@@ -16,12 +16,12 @@ enum JournalRecoveryWorkload {
   static let rounds = 3
 
   static let workload = Workload(
-    name: "journal-recovery",
+    name: "journal-recover",
     summary: "recover a journaled counter of N actions, from a snapshot or from the start",
     defaultActions: 1_000_000,
     isStandard: false
   ) { run in
-    let folder = try JournalWorkload.TemporaryFolder(run.label("journal-recovery"))
+    let folder = try JournalWorkload.TemporaryFolder(run.label("journal-recover"))
     defer { folder.remove() }
     let actions = run.actions
     let tail = max(actions / 100, 1)
