@@ -76,6 +76,11 @@ extension ActionJournal {
           throw error
         } catch let error as IOError {
           throw JournalError(file: file(index), offset: 0, problem: .io(error))
+        } catch {
+          // Only cancellation is left: reported as the read's, as below.
+          throw JournalError(
+            file: file(index), offset: 0,
+            problem: .io(IOError(errno: ECANCELED, operation: "read", target: .path(file(index)))))
         }
         guard header.startsWithSnapshot else { continue }
         do {

@@ -25,6 +25,10 @@ extension ActionJournal {
   ///
   /// A missing journal (no file at all) recovers `initialState` with nothing replayed.
   ///
+  /// The reducer runs on the calling task, with the caller's dependencies: a reducer that
+  /// reads a dependency while it reduces (not only in its effects) gets the values of a
+  /// `withDependencies` around the call, as its store would get its own.
+  ///
   /// - Parameters:
   ///   - initialState: The state the journal's first recording started from.
   ///   - reducer: The feature's reducer, built as for a `Store`; its effects are discarded.

@@ -62,7 +62,9 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   /// A recorder that writes a new journal at `path`, to give a store as its instrumentation.
   ///
   /// Files of an earlier journal at `path` are replaced: `path.0.journal` is truncated when the
-  /// first records are written, and later files of the earlier journal are removed then.
+  /// first records are written, and the earlier journal's other files are removed then. To go
+  /// on with an existing journal instead, recover it (``recover(initialState:reducer:)``) and
+  /// record with ``JournalRecovery/continueRecording(configuration:engine:forwardingTo:)``.
   ///
   /// - Parameters:
   ///   - path: The journal's path; its folder must exist and be writable.

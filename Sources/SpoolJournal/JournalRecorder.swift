@@ -25,6 +25,10 @@ import Synchronization
 /// synced: a power loss can take more; ``waitUntilDurable()`` and ``finish(finalState:)``
 /// sync. To acknowledge an action only once it is on disk, wait for ``waitUntilDurable()``.
 ///
+/// ``snapshot(of:compacting:)`` writes the store's state into the journal, so that
+/// ``ActionJournal/recover(initialState:reducer:)`` starts there, and removes the files before
+/// it.
+///
 /// To feed a `LatencyRecorder` (or any other instrumentation) too, pass it as `forwardingTo`,
 /// or combine both with SpoolMetrics' `CombinedInstrumentation`.
 ///

@@ -190,6 +190,38 @@ extension SpoolJournalTests {
       #expect(again.verification == .verified(checksum: try StateChecksum.of(state)))
     }
 
+    /// Recovery in a cancelled task (a journal with a snapshot, so that it reads headers
+    /// first) either completes or throws a `JournalError` with `ECANCELED`: never another
+    /// error, never a crash.
+    @Test func aCancelledRecoveryEndsWithAJournalError() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let path = directory.file("cancelled")
+      let recorder = try ActionJournal<Ledger.Action>.recording(to: path)
+      let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+      for value in 0..<100 { store.enqueue(.add(value)) }
+      await store.finish()
+      try await recorder.snapshot(of: store)
+      store.enqueue(.add(1))
+      await store.finish()
+      let expected = await store.state
+      try await recorder.finish(finalState: expected)
+      let journal = ActionJournal<Ledger.Action>(path: path)
+      let task = Task { () async -> Result<Ledger.State, JournalError> in
+        withUnsafeCurrentTask { $0?.cancel() }
+        do throws(JournalError) {
+          let recovery = try await journal.recover(initialState: Ledger.State()) { Ledger() }
+          return .success(recovery.state)
+        } catch {
+          return .failure(error)
+        }
+      }
+      switch await task.value {
+      case .success(let state): #expect(state == expected)
+      case .failure(let error): #expect(error.underlyingError?.errno == ECANCELED, "\(error)")
+      }
+    }
+
     /// A file of another recording placed after a journal's last file is refused, naming it:
     /// a continuation must name the run before it.
     @Test func aForeignFileAfterTheLastIsRefused() async throws {
