@@ -70,7 +70,7 @@ extension ActionJournal {
         let header: JournalFileParser.Header
         do {
           header = try await JournalFiles.header(of: file(index), engine: engine)
-        } catch let error as JournalError where error.code == .empty {
+        } catch let error as JournalError where Self.isUnwritten(error) {
           continue
         } catch let error as JournalError {
           throw error
@@ -97,6 +97,13 @@ extension ActionJournal {
       }
       return try await read(indices, at: 0, from: start, snapshotStart: false, event, each)
     }
+  }
+
+  /// Whether `error`, from a header's parser, says the file ends before its header does (or
+  /// is empty): what a recorder leaves when it dies, or the disk fills, as it starts a file.
+  /// A header that is all there but wrong is corruption, not this.
+  private static func isUnwritten(_ error: JournalError) -> Bool {
+    error.code == .empty || JournalFileParser.endsInsideHeader(error)
   }
 
   /// ``read(from:event:_:)`` from file 0, ignoring snapshots and run ends.
@@ -153,12 +160,16 @@ extension ActionJournal {
       do {
         header = try parser.header()
       } catch {
-        // A file the recorder created and had no time to fill: a cut-off journal, continued
-        // (or not) in the next file.
-        guard case .empty = error.problem, index > startIndex || index < lastIndex
+        // A file the recorder created and had no time to fill, or whose header a full disk
+        // cut short: a cut-off journal, continued (or not) in the next file. A lone first file
+        // is reported as it is to `load()`.
+        guard Self.isUnwritten(error), index > startIndex || index < lastIndex
           || start == .newestSnapshot
         else { throw error }
-        let cut = JournalError(file: file, offset: 0, problem: .cutOff("the file is empty"))
+        let cut = JournalError(
+          file: file, offset: error.offset,
+          problem: .cutOff(
+            error.code == .empty ? "the file is empty" : "the file ends inside its header"))
         if index < lastIndex {
           expectation = .continuation(of: runID)
           index += 1

@@ -46,17 +46,27 @@ struct JournalFileParser {
     return value
   }
 
+  /// The start of the details of a header that the end of the file cuts short.
+  private static let endsInside = "the file ends inside"
+
+  /// Whether `error`, thrown by ``header()``, says the file ends before its header does.
+  static func endsInsideHeader(_ error: JournalError) -> Bool {
+    if case .corruptHeader(let detail) = error.problem { detail.hasPrefix(endsInside) } else {
+      false
+    }
+  }
+
   func header() throws(JournalError) -> Header {
     if bytes.isEmpty { throw error(0, .empty) }
     let magic = JournalFormat.magic
     let prefix = Array(bytes.prefix(magic.count))
     guard prefix == Array(magic.prefix(prefix.count)) else { throw error(0, .notAJournal) }
     guard bytes.count >= magic.count else {
-      throw error(bytes.count, .corruptHeader("the file ends inside the magic bytes"))
+      throw error(bytes.count, .corruptHeader("\(Self.endsInside) the magic bytes"))
     }
     let versionOffset = magic.count
     guard let version = fixed(UInt16.self, at: versionOffset) else {
-      throw error(bytes.count, .corruptHeader("the file ends inside the header"))
+      throw error(bytes.count, .corruptHeader("\(Self.endsInside) the header"))
     }
     guard version == JournalFormat.version else {
       throw error(
@@ -74,7 +84,7 @@ struct JournalFileParser {
       let flags = fixed(UInt8.self, at: nameLengthOffset + 15 + Int(nameLength)),
       let crc = fixed(UInt32.self, at: nameLengthOffset + 16 + Int(nameLength))
     else {
-      throw error(bytes.count, .corruptHeader("the file ends inside the header"))
+      throw error(bytes.count, .corruptHeader("\(Self.endsInside) the header"))
     }
     let encodingOffset = nameLengthOffset + 2 + Int(nameLength)
     let crcOffset = encodingOffset + 14

@@ -116,6 +116,34 @@ extension SpoolJournalTests {
       }
     }
 
+    /// A continued run whose first file's header was cut short (the disk filled as it was
+    /// written): recovery stops before it, as cut off, and the next run goes after it.
+    @Test func aHeaderCutShortIsACutNotCorruption() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let path = directory.file("header")
+      let first = (0..<50).map { Ledger.Action.add($0) }
+      _ = try await recordLedger(first, to: path, engine: .shared)
+      let recovered = try await recoverLedger(path, engine: .shared)
+      _ = try await continueLedger(recovered, with: [.add(1_000)])
+      let file1 = ActionJournal<Ledger.Action>(path: path).file(1)
+      writeFileBytes(file1, Array(fileBytes(file1).prefix(20)))
+
+      let cut = try await recoverLedger(path, engine: .shared)
+      #expect(cut.state == reduced(first))
+      guard case .unverified(let why) = cut.verification else {
+        Issue.record("a journal cut in a header verified")
+        return
+      }
+      #expect(why.code == .cutOff)
+      #expect(why.file == file1)
+      let state = try await continueLedger(cut, with: [.add(2_000)])
+      let again = try await recoverLedger(path, engine: .shared)
+      #expect(again.state == state)
+      #expect(again.state == reduced(first + [.add(2_000)]))
+      #expect(again.verification == .verified(checksum: try StateChecksum.of(state)))
+    }
+
     /// `kill -9` of a process recording with durable acknowledgements, then recovery and a
     /// continued run: every acknowledged action is in the recovered state, and the continued
     /// journal recovers and verifies.
