@@ -7,14 +7,16 @@ import SpoolCore
 import SpoolIO
 
 /// A journal of a store's actions on disk: record one with
-/// ``recording(to:configuration:engine:forwardingTo:)``, read it with ``load()``, replay it
-/// into a fresh store with ``replay(into:pace:)``.
+/// ``recording(to:configuration:engine:forwardingTo:)``, rebuild the store's state from it after
+/// a restart with ``recover(initialState:reducer:)``, read it with ``load()``, replay it into a
+/// fresh store with ``replay(into:pace:)``.
 ///
-/// A journal at `path` is the files `path.0.journal`, `path.1.journal`, … (rotated by size),
-/// each starting with a header that names the action type, followed by length-prefixed,
-/// CRC-checked records of the actions with their enqueue times, and, in the last file, an
-/// end record with the checksum of the store's final state. The SpoolJournal article "Recording and
-/// replaying actions" describes the format.
+/// A journal at `path` is the files `path.0.journal`, `path.1.journal`, … (rotated by size,
+/// one run of files per recorder, and the files before a snapshot removed by compaction), each
+/// starting with a header that names the action type, followed by length-prefixed, CRC-checked
+/// records of the actions with their enqueue times, snapshots of the state, and, at the end of
+/// a run, an end record with the checksum of the store's final state.
+/// <doc:RecordingAndReplaying> describes the format and the guarantees.
 ///
 /// The store is an actor, and a journal records what it reduced, in order: the replay enqueues
 /// the same actions into a store whose reducer discards effects (the actions effects sent back
@@ -60,7 +62,9 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   /// A recorder that writes a new journal at `path`, to give a store as its instrumentation.
   ///
   /// Files of an earlier journal at `path` are replaced: `path.0.journal` is truncated when the
-  /// first records are written, and later files of the earlier journal are removed then.
+  /// first records are written, and the earlier journal's other files are removed then. To go
+  /// on with an existing journal instead, recover it (``recover(initialState:reducer:)``) and
+  /// record with ``JournalRecovery/continueRecording(configuration:engine:forwardingTo:)``.
   ///
   /// - Parameters:
   ///   - path: The journal's path; its folder must exist and be writable.
@@ -83,17 +87,28 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
     engine: IOEngine = .shared,
     forwardingTo next: (any StoreInstrumentation<Action>)? = nil
   ) throws(JournalError) -> JournalRecorder<Action> {
+    try recorder(
+      at: path, configuration: configuration, engine: engine, next: next,
+      start: JournalContinuation())
+  }
+
+  /// A recorder whose first file is `start.index`, after checking that the folder is writable
+  /// and that nothing but a regular file is at that file's path.
+  static func recorder(
+    at path: String, configuration: JournalConfiguration, engine: IOEngine,
+    next: (any StoreInstrumentation<Action>)?, start: JournalContinuation
+  ) throws(JournalError) -> JournalRecorder<Action> {
+    let first = JournalFormat.filePath(path, index: start.index)
     let folder = FileOperations.directoryName(of: path)
     if access(folder, W_OK | X_OK) != 0 {
       let problem = IOError(errno: errno, operation: "access", target: .path(folder))
-      throw JournalError(
-        file: JournalFormat.filePath(path, index: 0), offset: 0, problem: .io(problem))
+      throw JournalError(file: first, offset: 0, problem: .io(problem))
     }
-    let first = JournalFormat.filePath(path, index: 0)
     if let kind = JournalFileReading.nonRegularKind(at: first) {
       throw JournalError(file: first, offset: 0, problem: .notARegularFile(kind))
     }
-    return JournalRecorder(path: path, configuration: configuration, engine: engine, next: next)
+    return JournalRecorder(
+      path: path, configuration: configuration, engine: engine, next: next, start: start)
   }
 
   /// Reads and checks every file of the journal, and decodes its actions.
@@ -116,7 +131,7 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
     var times: [UInt64] = []
     var contents: JournalContents<Action>
     do {
-      contents = try await read { action, time in
+      contents = try await readFromFirst { action, time in
         actions.append(action)
         times.append(time)
       }
@@ -128,154 +143,6 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
     contents.actions = actions
     contents.enqueueTimes = times
     return contents
-  }
-
-  /// Reads and checks every file of the journal, one file in memory at a time, and hands each
-  /// action with its enqueue time to `each`, in order, as its record is read.
-  ///
-  /// - Returns: What the journal says besides its actions (``JournalContents/actions`` and
-  ///   ``JournalContents/enqueueTimes`` left empty; `recordedActions` counts them).
-  /// - Throws: ``JournalError`` as ``load()`` does, or what `each` throws.
-  func read(
-    _ each: (Action, UInt64) async throws -> Void
-  ) async throws -> JournalContents<Action> {
-    var contents = JournalContents<Action>(path: path)
-    let expectedType = JournalFormat.typeName(Action.self)
-    let expectedEncoding = JournalActionEncoding.of(Action.self)
-    let read = JournalActionEncoding.reader(for: Action.self)
-    var runID: UInt64?
-    var index = 0
-    var time: UInt64 = 0
-    while true {
-      let file = self.file(index)
-      let bytes: [UInt8]
-      do {
-        bytes = try await JournalFileReading.read(file, engine: engine)
-      } catch let error as JournalError {
-        throw error
-      } catch let error as IOError {
-        if index > 0 && error.errno == ENOENT {
-          contents.unverifiable = JournalError(
-            file: file, offset: 0,
-            problem: .cutOff("the file is missing after the rotation ending file \(index - 1)"))
-          return contents
-        }
-        throw JournalError(file: file, offset: 0, problem: .io(error))
-      } catch {
-        throw JournalError(
-          file: file, offset: 0,
-          problem: .io(IOError(errno: ECANCELED, operation: "read", target: .path(file))))
-      }
-      let parser = JournalFileParser(file: file, bytes: bytes)
-      let header: JournalFileParser.Header
-      do {
-        header = try parser.header()
-      } catch {
-        // A rotation's next file that the recorder had no time to fill is a cut-off journal.
-        if index > 0, case .empty = error.problem {
-          contents.unverifiable = JournalError(
-            file: file, offset: 0, problem: .cutOff("the file after a rotation is empty"))
-          return contents
-        }
-        throw error
-      }
-      guard header.actionType == expectedType else {
-        throw parser.error(
-          JournalFormat.actionTypeOffset,
-          .actionTypeMismatch(recorded: header.actionType, expected: expectedType))
-      }
-      guard header.encoding == expectedEncoding else {
-        throw parser.error(
-          header.encodingOffset,
-          .encodingMismatch(
-            recorded: header.encoding.description, expected: expectedEncoding.description))
-      }
-      guard header.index == UInt32(index) else {
-        throw parser.error(
-          JournalFormat.indexOffset, .foreignFile("its index is \(header.index), not \(index)"))
-      }
-      guard runID == nil || runID == header.runID else {
-        throw parser.error(
-          JournalFormat.runIDOffset, .foreignFile("it was written by another recording"))
-      }
-      runID = header.runID
-      time = header.baseTime
-      contents.files += 1
-      contents.bytes += bytes.count
-      var offset = header.end
-      var rotated = false
-      while !rotated {
-        let parsed: (JournalFileParser.Record, next: Int)?
-        do {
-          parsed = try parser.record(at: offset)
-        } catch {
-          if case .cutOff = error.problem {
-            contents.unverifiable = error
-            return contents
-          }
-          throw error
-        }
-        guard let (record, next) = parsed else {
-          contents.unverifiable = parser.error(
-            offset, .cutOff("the file ends after a whole record, before the end record"))
-          return contents
-        }
-        switch record {
-        case .action(let payload, let recordOffset):
-          guard let (delta, start) = parser.varint(at: payload.startIndex, limit: payload.endIndex)
-          else {
-            throw parser.error(recordOffset, .corruptRecord("a malformed enqueue time"))
-          }
-          let signed = Int64(bitPattern: delta >> 1) ^ -Int64(bitPattern: delta & 1)
-          time = time &+ UInt64(bitPattern: signed)
-          let action: Action
-          do {
-            action =
-              if let read {
-                try JournalRecordReader.read(read, from: bytes, in: start..<payload.endIndex)
-              } else {
-                try JournalValueDecoder.decode(
-                  Action.self, from: Array(bytes[start..<payload.endIndex]))
-              }
-          } catch {
-            throw parser.error(recordOffset, .undecodableAction("\(error)"))
-          }
-          contents.recordedActions += 1
-          try await each(action, time)
-        case .rotation:
-          guard next == bytes.count else {
-            throw parser.error(next, .corruptRecord("bytes after the rotation record"))
-          }
-          rotated = true
-        case .end(let checksum, let actions, let dropped, let recordOffset):
-          guard next == bytes.count else {
-            throw parser.error(next, .corruptRecord("bytes after the end record"))
-          }
-          guard actions == UInt64(contents.recordedActions) else {
-            throw parser.error(
-              recordOffset,
-              .corruptRecord(
-                "the end record counts \(actions) actions,"
-                  + " the files hold \(contents.recordedActions)"))
-          }
-          contents.endFile = file
-          contents.endOffset = recordOffset
-          contents.droppedActions = Int(dropped)
-          if let checksum, dropped == 0 {
-            contents.stateChecksum = checksum
-          } else {
-            let why =
-              dropped > 0
-              ? "the recorder dropped \(dropped) actions (size limit or late actions)"
-              : "the recorder was finished without a final state"
-            contents.unverifiable = parser.error(recordOffset, .noStateChecksum(why))
-          }
-          return contents
-        }
-        offset = next
-      }
-      index += 1
-    }
   }
 
   /// Replays the journal into `store` as ``JournalContents/replay(into:pace:)`` does, reading
@@ -300,7 +167,7 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   public func replay<State: Codable & Sendable>(
     into store: Store<State, Action>, pace: JournalReplayPace = .fullSpeed
   ) async throws -> JournalReplayResult {
-    let checked = try await read { _, _ in }
+    let checked = try await readFromFirst { _, _ in }
     let clock = ContinuousClock()
     let start = clock.now
     let replayed =
@@ -319,7 +186,7 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
     wait: (UInt64) async throws -> Void
   ) async throws -> Int {
     var enqueued = 0
-    _ = try await read { action, time in
+    _ = try await readFromFirst { action, time in
       guard enqueued < checked.recordedActions else { return }
       try await wait(time)
       store.enqueue(action)

@@ -1,10 +1,12 @@
 /// How a ``JournalRecorder`` sizes its files and its buffers, and how often it writes.
 ///
-/// A journal is at most `maxFiles` files of at most `maxFileBytes` each (the last may exceed
-/// it by its end record, under 40 bytes): when the last allowed file is full, the recorder
-/// stops recording, counts the actions it drops, and the end record says so; a replay of such
-/// a journal replays what was recorded and reports the final state as not verified. Old files
-/// are never deleted during a run, because a replay needs every action from the first.
+/// A recorder writes at most `maxFiles` files of at most `maxFileBytes` each (the last may
+/// exceed it by its end record, under 40 bytes) since it started or since its last snapshot
+/// (``JournalRecorder/snapshot(of:compacting:)``, whose compaction removes the files before
+/// it): when the last allowed file is full, the recorder stops recording, counts the actions
+/// it drops, and the end record says so; a replay of such a journal replays what was recorded
+/// and reports the final state as not verified. Files are removed only by a compacting
+/// snapshot, because a replay needs every action from the first or from a snapshot.
 ///
 /// ```swift
 /// let configuration = JournalConfiguration(maxFileBytes: 16 << 20, maxFiles: 8)
@@ -14,7 +16,8 @@
 public struct JournalConfiguration: Sendable, Hashable {
   /// The size at which a file is closed and the next one started (`name.1.journal`, …).
   public var maxFileBytes: Int
-  /// The most files a journal may have; recording stops when the last is full.
+  /// The most files a recorder writes since it started or since its last snapshot; recording
+  /// stops when the last is full.
   public var maxFiles: Int
   /// The size of each batch handed to SpoolIO in one append.
   public var bufferBytes: Int

@@ -37,6 +37,10 @@ public struct JournalContents<Action: Codable & Sendable>: Sendable {
   /// Action records read (``actions`` holds them after ``ActionJournal/load()``, not after a
   /// streaming read).
   var recordedActions = 0
+  /// The last file read, and the run it belongs to (0 when none had a header): where a
+  /// recorder that continues the journal starts, and the run it names as its previous one.
+  var lastIndex = -1
+  var lastRunID: UInt64 = 0
 
   init(path: String) {
     self.path = path

@@ -30,7 +30,8 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Kind: String, Hashable, Sendable {
       case empty, notAJournal, notARegularFile, unsupportedVersion, actionTypeMismatch
       case encodingMismatch, corruptHeader, corruptRecord, undecodableAction, foreignFile
-      case cutOff, noStateChecksum, stateMismatch, io
+      case cutOff, noStateChecksum, stateMismatch, io, missingFile, undecodableState
+      case storeBusy, inUse
     }
 
     private let kind: Kind
@@ -70,6 +71,20 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let stateMismatch = Code(.stateMismatch)
     /// Reading the file failed: see ``JournalError/underlyingError``.
     public static let io = Code(.io)
+    /// A file the journal needs is missing while later ones exist: a hole in the sequence,
+    /// or the files before a snapshot, which compaction removed, for a read from the start
+    /// (``ActionJournal/load()``; ``ActionJournal/recover(initialState:reducer:)`` starts at the
+    /// snapshot instead).
+    public static let missingFile = Code(.missingFile)
+    /// A snapshot record whose checksum is right but whose state does not decode as the
+    /// state type given to ``ActionJournal/recover(initialState:reducer:)``.
+    public static let undecodableState = Code(.undecodableState)
+    /// ``JournalRecorder/snapshot(of:compacting:)`` found the store reducing an action during
+    /// each of its attempts to read a state that matches the journal: no snapshot was written.
+    public static let storeBusy = Code(.storeBusy)
+    /// ``JournalDirectory`` was asked for a second store of an ID whose journal its first
+    /// store still records.
+    public static let inUse = Code(.inUse)
   }
 
   /// What was wrong, with its details: how errors are made inside SpoolJournal.
@@ -107,6 +122,14 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case stateMismatch(recorded: UInt64, replayed: UInt64)
     /// Reading the file failed.
     case io(IOError)
+    /// A file is missing while later ones exist.
+    case missingFile(String)
+    /// A snapshot's state does not decode.
+    case undecodableState(String)
+    /// The store never paused long enough for a snapshot.
+    case storeBusy(String)
+    /// Another recorder records the journal.
+    case inUse(String)
   }
 
   /// The file concerned (`path.N.journal`).
@@ -143,6 +166,10 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case .noStateChecksum: .noStateChecksum
     case .stateMismatch: .stateMismatch
     case .io: .io
+    case .missingFile: .missingFile
+    case .undecodableState: .undecodableState
+    case .storeBusy: .storeBusy
+    case .inUse: .inUse
     }
   }
 
@@ -191,6 +218,10 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case .stateMismatch(let recorded, let replayed):
       "the replayed state's checksum \(hex(replayed)) is not the recorded \(hex(recorded))"
     case .io(let error): "\(error)"
+    case .missingFile(let detail): "a file is missing: \(detail)"
+    case .undecodableState(let detail): "cannot decode the snapshot's state: \(detail)"
+    case .storeBusy(let detail): "no snapshot written: \(detail)"
+    case .inUse(let detail): "in use: \(detail)"
     }
   }
 

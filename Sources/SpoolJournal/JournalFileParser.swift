@@ -10,6 +10,10 @@ struct JournalFileParser {
     var baseTime: UInt64
     var actionType: String
     var encoding: JournalActionEncoding
+    /// The run this file's run continues; 0 for a journal's first run.
+    var previousRunID: UInt64
+    /// Whether the file's first record is a snapshot.
+    var startsWithSnapshot: Bool
     /// Where the encoding is in the file.
     var encodingOffset: Int
     /// The byte after the header: the first record.
@@ -21,6 +25,8 @@ struct JournalFileParser {
     case action(payload: ArraySlice<UInt8>, offset: Int)
     case rotation
     case end(checksum: UInt64?, actions: UInt64, dropped: UInt64, offset: Int)
+    /// A snapshot: the state's checksum, the run's actions before it, the encoded state.
+    case snapshot(checksum: UInt64, actions: UInt64, state: ArraySlice<UInt8>, offset: Int)
   }
 
   let file: String
@@ -40,17 +46,27 @@ struct JournalFileParser {
     return value
   }
 
+  /// The start of the details of a header that the end of the file cuts short.
+  private static let endsInside = "the file ends inside"
+
+  /// Whether `error`, thrown by ``header()``, says the file ends before its header does.
+  static func endsInsideHeader(_ error: JournalError) -> Bool {
+    if case .corruptHeader(let detail) = error.problem { detail.hasPrefix(endsInside) } else {
+      false
+    }
+  }
+
   func header() throws(JournalError) -> Header {
     if bytes.isEmpty { throw error(0, .empty) }
     let magic = JournalFormat.magic
     let prefix = Array(bytes.prefix(magic.count))
     guard prefix == Array(magic.prefix(prefix.count)) else { throw error(0, .notAJournal) }
     guard bytes.count >= magic.count else {
-      throw error(bytes.count, .corruptHeader("the file ends inside the magic bytes"))
+      throw error(bytes.count, .corruptHeader("\(Self.endsInside) the magic bytes"))
     }
     let versionOffset = magic.count
     guard let version = fixed(UInt16.self, at: versionOffset) else {
-      throw error(bytes.count, .corruptHeader("the file ends inside the header"))
+      throw error(bytes.count, .corruptHeader("\(Self.endsInside) the header"))
     }
     guard version == JournalFormat.version else {
       throw error(
@@ -64,12 +80,14 @@ struct JournalFileParser {
       let nameLength = fixed(UInt16.self, at: nameLengthOffset),
       let encodingKind = fixed(UInt8.self, at: nameLengthOffset + 2 + Int(nameLength)),
       let layout = fixed(UInt32.self, at: nameLengthOffset + 3 + Int(nameLength)),
-      let crc = fixed(UInt32.self, at: nameLengthOffset + 7 + Int(nameLength))
+      let previousRunID = fixed(UInt64.self, at: nameLengthOffset + 7 + Int(nameLength)),
+      let flags = fixed(UInt8.self, at: nameLengthOffset + 15 + Int(nameLength)),
+      let crc = fixed(UInt32.self, at: nameLengthOffset + 16 + Int(nameLength))
     else {
-      throw error(bytes.count, .corruptHeader("the file ends inside the header"))
+      throw error(bytes.count, .corruptHeader("\(Self.endsInside) the header"))
     }
     let encodingOffset = nameLengthOffset + 2 + Int(nameLength)
-    let crcOffset = encodingOffset + 5
+    let crcOffset = encodingOffset + 14
     guard CRC32.checksum(bytes[0..<crcOffset]) == crc else {
       throw error(crcOffset, .corruptHeader("its bytes do not match its checksum"))
     }
@@ -82,7 +100,9 @@ struct JournalFileParser {
     }
     return Header(
       version: version, index: index, runID: runID, baseTime: baseTime,
-      actionType: actionType, encoding: encoding, encodingOffset: encodingOffset,
+      actionType: actionType, encoding: encoding, previousRunID: previousRunID,
+      startsWithSnapshot: flags & JournalFormat.startsWithSnapshot != 0,
+      encodingOffset: encodingOffset,
       end: crcOffset + 4)
   }
 
@@ -141,6 +161,16 @@ struct JournalFileParser {
       let hasState = bytes[afterDropped] & JournalFormat.endHasState != 0
       let record = Record.end(
         checksum: hasState ? checksum : nil, actions: actions, dropped: dropped, offset: offset)
+      return (record, end)
+    case .snapshot:
+      let body = start + 1
+      guard body + 8 <= end, let checksum = fixed(UInt64.self, at: body),
+        let (actions, state) = varint(at: body + 8, limit: end)
+      else {
+        throw error(offset, .corruptRecord("a malformed snapshot record"))
+      }
+      let record = Record.snapshot(
+        checksum: checksum, actions: actions, state: bytes[state..<end], offset: offset)
       return (record, end)
     case nil:
       throw error(offset, .corruptRecord("unknown record kind \(payload[start])"))

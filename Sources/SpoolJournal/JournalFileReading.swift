@@ -15,16 +15,18 @@ import SpoolIO
 /// replaced meanwhile); then exactly the size the descriptor reported is read, so a read is
 /// bounded even if the file grows. Every step runs on the engine and is cancellable.
 enum JournalFileReading {
-  /// The file's bytes; `IOError` when it cannot be read, ``JournalError`` when it is not a
-  /// regular file.
-  static func read(_ path: String, engine: IOEngine) async throws -> [UInt8] {
+  /// The file's bytes, or its first `limit`; `IOError` when it cannot be read,
+  /// ``JournalError`` when it is not a regular file.
+  static func read(
+    _ path: String, engine: IOEngine, upTo limit: Int = .max
+  ) async throws -> [UInt8] {
     let before = try await FileOperations.status(path, engine: engine)
     try requireRegular(before.kind, path: path)
     let file = try await IOFile.open(path, on: engine)
     do {
       let status = try await file.status()
       try requireRegular(status.kind, path: path)
-      let size = Int(clamping: status.size)
+      let size = min(Int(clamping: status.size), limit)
       var bytes: [UInt8] = []
       bytes.reserveCapacity(size)
       while bytes.count < size {

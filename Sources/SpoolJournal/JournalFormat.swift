@@ -3,25 +3,32 @@
 /// ```
 /// header:  "SPOOLJNL"  version:u16  file index:u32  run id:u64  base time:u64
 ///          action type name (u16 length, UTF-8)  action encoding:u8  layout version:u32
-///          CRC-32 of the above:u32
+///          previous run id:u64  flags:u8  CRC-32 of the above:u32
 /// record:  payload length:u32  CRC-32 of the payload:u32  CRC-32 of the 8 bytes before:u32
 ///          payload
 /// payload: kind:u8, then for an action: enqueue-time delta (zigzag varint, ns) and the action
 ///          (JournalValueEncoder, or the action's JournalCodable layout, as the header says);
 ///          for the end: state checksum:u64, actions:varint,
-///          dropped:varint, flags:u8; for a rotation: nothing
+///          dropped:varint, flags:u8; for a rotation: nothing; for a snapshot: state
+///          checksum:u64, the run's actions before it:varint, the state (JournalValueEncoder)
 /// ```
 ///
 /// All fixed-width integers are little-endian. A file holds the header and then whole
 /// records; each file of a rotated journal starts with its own header, so it can be read
-/// alone, and ends with a rotation record (more files follow) or the end record (the last).
+/// alone, and ends with a rotation record (the same run goes on in the next file), the end
+/// record, or a cut (the recorder was killed). A run is one recorder's files; a recorder that
+/// continues a journal starts a new run in the next file, whose header names the run before
+/// it (previous run id; 0 for a journal's first run). A snapshot is always the first record
+/// of its file, whose header says so (`startsWithSnapshot`), so that recovery finds the
+/// newest one from the headers alone and never appends after a torn tail.
 enum JournalFormat {
   static let magic: [UInt8] = Array("SPOOLJNL".utf8)
-  /// The version this code writes and reads. Version 3 gave each record header a checksum of
-  /// its own, so that a damaged length is told apart from a cut; version 2 added the action
-  /// encoding to the header. Files of other versions are not read: loading one fails with
-  /// ``JournalError/Code/unsupportedVersion``, naming both.
-  static let version: UInt16 = 3
+  /// The version this code writes and reads. Version 4 added runs (the previous run id) and
+  /// snapshots (the header's flags, the snapshot record); version 3 gave each record header a
+  /// checksum of its own, so that a damaged length is told apart from a cut; version 2 added
+  /// the action encoding to the header. Files of other versions are not read: loading one
+  /// fails with ``JournalError/Code/unsupportedVersion``, naming both.
+  static let version: UInt16 = 4
   /// The largest record payload a reader accepts: a larger length is corruption, not a record.
   static let maxPayload = 64 << 20
   /// Bytes before a record's payload: its length, its payload's CRC and the header's own CRC.
@@ -39,7 +46,11 @@ enum JournalFormat {
     case action = 1
     case rotation = 2
     case end = 3
+    case snapshot = 4
   }
+
+  /// The header's flag: the file's first record is a snapshot.
+  static let startsWithSnapshot: UInt8 = 1
 
   /// The end record's flag: the recorder was given the final state, whose checksum it holds.
   static let endHasState: UInt8 = 1
@@ -49,12 +60,27 @@ enum JournalFormat {
     "\(path).\(index).journal"
   }
 
+  /// The index of `name` when it names a file of the journal whose base name is `base`
+  /// (`base.N.journal`, N decimal without leading zeros), else `nil`.
+  static func fileIndex(of name: String, base: String) -> Int? {
+    let prefix = base + "."
+    let suffix = ".journal"
+    guard name.hasPrefix(prefix), name.hasSuffix(suffix),
+      name.utf8.count > prefix.utf8.count + suffix.utf8.count
+    else { return nil }
+    let digits = name.dropFirst(prefix.count).dropLast(suffix.count)
+    guard digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+      digits.count == 1 || digits.first != "0", let index = Int(digits), index <= Int(UInt32.max)
+    else { return nil }
+    return index
+  }
+
   /// The header of file `index` of run `runID`.
   ///
   /// The base time is the enqueue time (ns) that the first record's delta is relative to.
   static func header(
     index: UInt32, runID: UInt64, baseTime: UInt64, actionType: String,
-    encoding: JournalActionEncoding
+    encoding: JournalActionEncoding, previousRunID: UInt64 = 0, flags: UInt8 = 0
   ) -> [UInt8] {
     let name = Array(actionType.utf8.prefix(Int(UInt16.max)))
     var bytes = magic
@@ -66,6 +92,8 @@ enum JournalFormat {
     bytes.append(contentsOf: name)
     bytes.append(encoding.kind)
     bytes.append(contentsOf: littleEndian(encoding.layout))
+    bytes.append(contentsOf: littleEndian(previousRunID))
+    bytes.append(flags)
     bytes.append(contentsOf: littleEndian(CRC32.checksum(bytes)))
     return bytes
   }

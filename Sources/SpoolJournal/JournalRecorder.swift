@@ -25,6 +25,10 @@ import Synchronization
 /// synced: a power loss can take more; ``waitUntilDurable()`` and ``finish(finalState:)``
 /// sync. To acknowledge an action only once it is on disk, wait for ``waitUntilDurable()``.
 ///
+/// ``snapshot(of:compacting:)`` writes the store's state into the journal, so that
+/// ``ActionJournal/recover(initialState:reducer:)`` starts there, and removes the files before
+/// it.
+///
 /// To feed a `LatencyRecorder` (or any other instrumentation) too, pass it as `forwardingTo`,
 /// or combine both with SpoolMetrics' `CombinedInstrumentation`.
 ///
@@ -61,7 +65,7 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
 
   init(
     path: String, configuration: JournalConfiguration, engine: IOEngine,
-    next: (any StoreInstrumentation<Action>)?
+    next: (any StoreInstrumentation<Action>)?, start: JournalContinuation = JournalContinuation()
   ) {
     self.path = path
     self.next = next
@@ -69,7 +73,7 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
     core = Mutex(
       JournalRecorderCore(
         for: Action.self, configuration: configuration, writer: writer,
-        runID: UInt64.random(in: 1...UInt64.max)))
+        runID: UInt64.random(in: 1...UInt64.max), start: start))
     schedule = configuration.flushInterval.map { JournalFlushSchedule(interval: $0) }
     // Weak: the writer lives as long as the recorder, and a drainer that outlives the recorder
     // has nothing left to collect.
@@ -131,6 +135,107 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
     }
     try await writer.waitUntilDurable(through: through)
   }
+
+  /// Writes a snapshot of `store`'s state to the journal, waits until it is durable, and,
+  /// when `compacting`, removes the journal's files before it.
+  ///
+  /// The snapshot starts a new file of the journal and holds the state, encoded as a
+  /// `Codable` value, with its checksum; ``ActionJournal/recover(initialState:reducer:)``
+  /// starts from the newest snapshot and replays only the actions after it. The state is read
+  /// from the store while it is between two actions, and written only if no action was
+  /// recorded since the read began (the read is tried again otherwise), so the snapshot is the
+  /// state that exactly the actions before it lead to. This recorder must be `store`'s
+  /// instrumentation (or be forwarded every action it reduces).
+  ///
+  /// Compaction removes files only after the snapshot and every record before it are synced
+  /// (and its file's name with its folder), lowest index first, and syncs the folder after:
+  /// a crash at any point leaves the snapshot's file and the files after it, and maybe some
+  /// files before it, and recovery starts at the snapshot either way.
+  ///
+  /// - Parameters:
+  ///   - store: The store this recorder records.
+  ///   - compacting: Whether to remove the files before the snapshot (`true` by default).
+  /// - Returns: The snapshot's file and how many files were removed.
+  /// - Throws: ``JournalError`` with ``JournalError/Code/storeBusy`` when every read raced an
+  ///   action (nothing was written); the `EncodingError` of the state; the first `IOError` of
+  ///   the writes, syncs or removals (the snapshot is then not known to be durable, and no
+  ///   file was removed unless it was).
+  ///
+  /// ```swift
+  /// // On a timer, or every 10,000 actions:
+  /// let snapshot = try await recorder.snapshot(of: store)
+  /// print("snapshot in", snapshot.file, "removed", snapshot.removedFiles, "files")
+  /// ```
+  @discardableResult
+  public func snapshot<State: Codable & Sendable>(
+    of store: Store<State, Action>, compacting: Bool = true
+  ) async throws -> JournalSnapshotSummary {
+    var written: Int?
+    for _ in 0..<Self.snapshotAttempts {
+      let before = core.withLock { $0.seen }
+      let state = await store.state
+      let encoded = JournalBytes()
+      try JournalValueEncoder(into: encoded).encode(state)
+      let checksum = try StateChecksum.of(state)
+      let bytes = encoded.bytes
+      // Reduce and record run together with the store's consumer lock held, and the state
+      // read takes it too: an unchanged count means no action fell between them.
+      let result: Int?? = core.withLock { core in
+        guard core.seen == before else { return .none }
+        return .some(core.snapshot(state: bytes, checksum: checksum))
+      }
+      if let result {
+        guard let index = result else {
+          throw JournalError(
+            file: JournalFormat.filePath(path, index: 0), offset: 0,
+            problem: .storeBusy("the recorder is finished"))
+        }
+        written = index
+        break
+      }
+      await Task.yield()
+    }
+    guard let index = written else {
+      throw JournalError(
+        file: JournalFormat.filePath(path, index: 0), offset: 0,
+        problem: .storeBusy(
+          "the store reduced an action during each of \(Self.snapshotAttempts) reads"))
+    }
+    return try await completeSnapshot(in: index, compacting: compacting)
+  }
+
+  /// Writes a snapshot of `state`, which must be the state of a store that reduces nothing
+  /// more (an evicted store's final state), then does what
+  /// ``snapshot(of:compacting:)`` does after its write.
+  func snapshot<State: Codable>(
+    finalState state: State, compacting: Bool
+  ) async throws -> JournalSnapshotSummary {
+    let encoded = JournalBytes()
+    try JournalValueEncoder(into: encoded).encode(state)
+    let checksum = try StateChecksum.of(state)
+    let bytes = encoded.bytes
+    guard let index = core.withLock({ $0.snapshot(state: bytes, checksum: checksum) }) else {
+      throw JournalError(
+        file: JournalFormat.filePath(path, index: 0), offset: 0,
+        problem: .storeBusy("the recorder is finished"))
+    }
+    return try await completeSnapshot(in: index, compacting: compacting)
+  }
+
+  /// Waits until the snapshot in file `index` is durable, then removes the files before it
+  /// when `compacting`.
+  private func completeSnapshot(
+    in index: Int, compacting: Bool
+  ) async throws -> JournalSnapshotSummary {
+    // Nothing is removed before the snapshot is on disk: a crash then still has the files.
+    try await waitUntilDurable()
+    let removed =
+      compacting ? try await JournalFiles.remove(of: path, below: index, engine: writer.engine) : 0
+    return JournalSnapshotSummary(
+      file: JournalFormat.filePath(path, index: index), removedFiles: removed)
+  }
+
+  private static var snapshotAttempts: Int { 1_000 }
 
   /// `false` unless the instrumentation it forwards to times reduces: a journal keeps each
   /// action's enqueue time only, so the store reads the clock once per action for it instead
@@ -247,4 +352,17 @@ public struct JournalSummary: Sendable, Hashable {
   /// acknowledgements each sync paid for. The sync of ``JournalRecorder/finish(finalState:)``
   /// is not counted.
   public var durableSyncs: Int = 0
+}
+
+/// What ``JournalRecorder/snapshot(of:compacting:)`` wrote and removed.
+///
+/// ```swift
+/// let summary = try await recorder.snapshot(of: store)
+/// print(summary.file, summary.removedFiles)
+/// ```
+public struct JournalSnapshotSummary: Sendable, Hashable {
+  /// The file that starts with the snapshot (`path.N.journal`).
+  public var file: String
+  /// Files before it that compaction removed (0 when not compacting).
+  public var removedFiles: Int
 }

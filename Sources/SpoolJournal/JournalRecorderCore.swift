@@ -19,6 +19,8 @@ final class JournalRecorderCore {
   let configuration: JournalConfiguration
   let writer: JournalWriter
   let runID: UInt64
+  /// The run this one continues (0 for a new journal), written in every file's header.
+  let previousRunID: UInt64
   let actionType: String
   let encoding: JournalActionEncoding
   /// Writes the action a pointer points to, with `JournalCodable` or `Codable`.
@@ -30,6 +32,11 @@ final class JournalRecorderCore {
   private var fileIndex = 0
   private var fileBytes = 0
   private var fileHasRecords = false
+  /// Files started since the first or the last snapshot: what ``JournalConfiguration/maxFiles``
+  /// bounds (compaction removes the files before a snapshot).
+  private var filesStarted = 0
+  /// The file of the last snapshot written, if any.
+  private(set) var snapshotFile: Int?
   /// The enqueue time of the last action recorded (the base of the next one's delta).
   private var lastTime: UInt64 = 0
   private(set) var recorded = 0
@@ -44,29 +51,31 @@ final class JournalRecorderCore {
 
   init<Action: Encodable>(
     for _: Action.Type, configuration: JournalConfiguration, writer: JournalWriter,
-    runID: UInt64
+    runID: UInt64, start: JournalContinuation = JournalContinuation()
   ) {
     self.configuration = configuration
     self.writer = writer
     self.runID = runID
+    previousRunID = start.previousRunID
     actionType = JournalFormat.typeName(Action.self)
     encoding = JournalActionEncoding.of(Action.self)
     encode = JournalActionEncoding.erased(for: Action.self)
     encoder = JournalValueEncoder(into: record)
     chunk = JournalChunk(capacity: configuration.bufferBytes)
-    startFile(index: 0, baseTime: 0)
+    startFile(index: start.index, baseTime: 0)
   }
 
-  private func startFile(index: Int, baseTime: UInt64) {
+  private func startFile(index: Int, baseTime: UInt64, flags: UInt8 = 0) {
     let header = JournalFormat.header(
       index: UInt32(index), runID: runID, baseTime: baseTime, actionType: actionType,
-      encoding: encoding)
+      encoding: encoding, previousRunID: previousRunID, flags: flags)
     if chunk.remaining < header.count { submitChunk(minimum: header.count) }
     chunk.fileIndex = index
     chunk.append(header)
     fileIndex = index
     fileBytes = header.count
     fileHasRecords = false
+    filesStarted += 1
   }
 
   /// Hands the chunk to the writer (when it holds anything) and takes an empty one with room
@@ -146,7 +155,7 @@ final class JournalRecorderCore {
     if fileHasRecords
       && fileBytes + record.count + Self.rotationRecordBytes > configuration.maxFileBytes
     {
-      guard fileIndex + 1 < configuration.maxFiles else {
+      guard filesStarted < configuration.maxFiles else {
         stoppedAtLimit = true
         dropped += 1
         return false
@@ -165,13 +174,43 @@ final class JournalRecorderCore {
   /// Ends the current file with a rotation record and starts the next one. The action record
   /// in the record buffer is kept: its time delta is relative to `lastTime`, which the new
   /// file's header carries as its base.
-  private func rotate() {
+  private func rotate(flags: UInt8 = 0) {
     let payload = [JournalFormat.RecordKind.rotation.rawValue]
     let rotation = JournalFormat.recordHeader(payload: payload) + payload
     if chunk.remaining < rotation.count { submitChunk(minimum: rotation.count) }
     chunk.append(rotation)
     submitChunk(minimum: 0)
-    startFile(index: fileIndex + 1, baseTime: lastTime)
+    startFile(index: fileIndex + 1, baseTime: lastTime, flags: flags)
+  }
+
+  /// The number of actions the recorder was handed (recorded or dropped): a snapshot is
+  /// written only if no action arrived between this count and the snapshot (see
+  /// ``JournalRecorder/snapshot(of:compacting:)``).
+  var seen: Int { recorded + dropped }
+
+  /// Ends the current file and starts the next with a snapshot record of a state whose
+  /// encoding is `state` and checksum `checksum`; the state must be the one the actions
+  /// recorded so far lead to.
+  ///
+  /// - Returns: The snapshot's file; `nil` after ``finish(stateChecksum:)``.
+  func snapshot(state: [UInt8], checksum: UInt64) -> Int? {
+    guard !isFinished else { return nil }
+    rotate(flags: JournalFormat.startsWithSnapshot)
+    // The files before this one are the compaction's to remove: the limit starts again.
+    filesStarted = 1
+    stoppedAtLimit = false
+    beginRecord(.snapshot)
+    record.appendFixed(checksum)
+    record.appendVarint(UInt64(recorded))
+    state.withUnsafeBytes { bytes in
+      if let base = bytes.baseAddress { record.append(base, count: bytes.count) }
+    }
+    sealRecord()
+    appendRecord()
+    fileHasRecords = true
+    snapshotFile = fileIndex
+    unflushed = true
+    return fileIndex
   }
 
   /// Whether the chunk being filled holds bytes not handed to the writer yet.
@@ -198,4 +237,13 @@ final class JournalRecorderCore {
     appendRecord()
     _ = writer.submit(chunk)
   }
+}
+
+/// Where a recorder starts: the index of its first file, and the run it continues.
+///
+/// A new journal starts at file 0 with no run before it; a continued one in the file after the
+/// last one present, naming the last run that recovery read.
+struct JournalContinuation: Sendable, Hashable {
+  var index = 0
+  var previousRunID: UInt64 = 0
 }

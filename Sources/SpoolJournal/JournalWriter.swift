@@ -113,7 +113,7 @@ final class JournalWriter: Sendable {
       cursor.fileBytes = 0
       cursor.filesOpened += 1
       if chunk.fileIndex == 0 { await removeStaleFiles() }
-      try await syncFolder()
+      try await JournalFiles.syncFolder(of: self.path, engine: engine)
     }
     guard let file = cursor.file else {
       preconditionFailure("Internal inconsistency: a journal chunk without an open file")
@@ -122,20 +122,6 @@ final class JournalWriter: Sendable {
     try await file.write(chunk.buffer, count: chunk.count, at: UInt64(cursor.fileBytes))
     cursor.fileBytes += chunk.count
     cursor.bytesWritten += chunk.count
-  }
-
-  /// Syncs the journal's folder, so that a file it just created survives a power loss: syncing
-  /// a file's data does not sync its name.
-  private func syncFolder() async throws {
-    let folder = try await IOFile.open(
-      FileOperations.directoryName(of: path), options: [.read, .directory], on: engine)
-    do {
-      try await folder.sync()
-      try await folder.close()
-    } catch {
-      try? await folder.close()
-      throw error
-    }
   }
 
   /// Throws ``JournalError/Code/notARegularFile`` when something other than a regular
@@ -150,18 +136,15 @@ final class JournalWriter: Sendable {
     try JournalFileReading.requireRegular(status.kind, path: path)
   }
 
-  /// Removes `path.1.journal`, `path.2.journal`, … left by an earlier run, up to the first that
-  /// does not exist, so that a replay never reads another run's files after this run's.
+  /// Removes every other file of a journal at the path (`path.1.journal`, …, and those a
+  /// compaction left after a hole), so that a replay never reads an earlier journal's files
+  /// after this one's. Best effort: a file that cannot be removed is caught by the loader,
+  /// as a file of another recording.
   private func removeStaleFiles() async {
-    var index = 1
-    while true {
+    guard let indices = try? JournalFiles.indices(of: path) else { return }
+    for index in indices where index > 0 {
       let stale = JournalFormat.filePath(path, index: index)
-      do {
-        try await FileOperations.removeFile(stale, engine: engine)
-      } catch {
-        return
-      }
-      index += 1
+      try? await FileOperations.removeFile(stale, engine: engine)
     }
   }
 

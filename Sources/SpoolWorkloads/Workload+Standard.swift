@@ -22,6 +22,7 @@ extension Workload {
     RegistryWorkload.workload,
     IdleStoresWorkload.workload,
     DurableJournalWorkload.workload,
+    JournalRecoveryWorkload.workload,
     SoakWorkload.workload,
   ]
 

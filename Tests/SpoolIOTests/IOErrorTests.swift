@@ -21,6 +21,18 @@ extension SpoolIOTests {
           == "io_uring_setup(): Operation not permitted (EPERM)")
     }
 
+    /// The target is read through its accessors: each answers only for its own kind.
+    @Test func aTargetAnswersForItsOwnKindOnly() {
+      let path = IOError.Target.path("/a")
+      #expect(path.path == "/a" && path.descriptor == nil && path.address == nil)
+      let descriptor = IOError.Target.descriptor(3)
+      #expect(descriptor.descriptor == 3 && descriptor.path == nil && descriptor.address == nil)
+      let address = IOError.Target.address("127.0.0.1:80")
+      #expect(address.address == "127.0.0.1:80" && address.path == nil)
+      #expect(IOError.Target.none.path == nil && IOError.Target.none.descriptor == nil)
+      #expect(path != .address("/a") && descriptor == .descriptor(3))
+    }
+
     @Test func namesUncommonErrnoByNumber() {
       #expect(IOError(errno: 4095, operation: "read", target: .none).errnoName == "errno 4095")
     }

@@ -1,6 +1,9 @@
 import Testing
 
-/// The root of SpoolIO's tests. Serialized, because the tests count the process's open
-/// descriptors before and after each scenario.
+/// The root of SpoolIO's tests. Serialized within itself (other suites still run beside it):
+/// `expectNoDescriptorLeak` counts the process's descriptors of files under
+/// `/tmp/spool-io-test-*`, the folders every SpoolIO test works in, so a SpoolIO test running
+/// beside another would count the other's files. Sockets, rings and eventfds are counted per
+/// engine and need no serialization.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct SpoolIOTests {}

@@ -106,5 +106,62 @@ extension SpoolIOTests {
       #expect(stopping)
       #expect(batch.isEmpty)
     }
+
+    /// Every phase and loop state a shutdown request can meet: it wakes only a sleeping loop,
+    /// once, and a second request, or one after the exit, changes nothing.
+    @Test func shutdownFromEveryPhase() {
+      var running = SubmissionQueueStateMachine<Int>()
+      #expect(running.shutdown() == .none)
+      #expect(running.state == .stopping(.running))
+      #expect(running.shutdown() == .none)
+
+      var signalled = SubmissionQueueStateMachine<Int>()
+      _ = signalled.prepareToSleep(knowsOfShutdown: false)
+      #expect(signalled.enqueue(1) == .wakeLoop)
+      #expect(signalled.shutdown() == .none)
+      #expect(signalled.state == .stopping(.signalled))
+
+      var exited = SubmissionQueueStateMachine<Int>()
+      _ = exited.exit()
+      #expect(exited.shutdown() == .none)
+      #expect(exited.state == .exited)
+      #expect(exited.loopState == nil)
+    }
+
+    /// What counts as news for the loop: a pending request always; otherwise only a shutdown
+    /// phase the loop's last `takeAll` did not report.
+    @Test func newsIsAPendingRequestOrAnUnseenShutdown() {
+      var machine = SubmissionQueueStateMachine<Int>()
+      #expect(machine.hasNews(knowsOfShutdown: false) == false)
+      _ = machine.enqueue(1)
+      #expect(machine.hasNews(knowsOfShutdown: false))
+      var batch: [Int] = []
+      _ = machine.takeAll(into: &batch)
+      _ = machine.shutdown()
+      #expect(machine.hasNews(knowsOfShutdown: false))
+      #expect(machine.hasNews(knowsOfShutdown: true) == false)
+      _ = machine.exit()
+      #expect(machine.hasNews(knowsOfShutdown: true) == false)
+    }
+
+    /// A loop back from the kernel is running whether or not it was signalled, in either phase.
+    @Test func wakingMakesTheLoopRunningInEitherPhase() {
+      var machine = SubmissionQueueStateMachine<Int>()
+      _ = machine.prepareToSleep(knowsOfShutdown: false)
+      _ = machine.enqueue(1)
+      machine.didWake()
+      #expect(machine.state == .accepting(.running))
+      var batch: [Int] = []
+      _ = machine.takeAll(into: &batch)
+      #expect(batch == [1])
+      batch.removeAll()
+      _ = machine.shutdown()
+      _ = machine.takeAll(into: &batch)
+      let sleeps = machine.prepareToSleep(knowsOfShutdown: true)
+      #expect(sleeps)
+      #expect(machine.state == .stopping(.sleeping))
+      machine.didWake()
+      #expect(machine.state == .stopping(.running))
+    }
   }
 }

@@ -134,7 +134,7 @@ extension SpoolJournalTests {
       defer { directory.remove() }
       try await withEngine(.automatic) { engine in
         let file = directory.file("short.0.journal")
-        writeFileBytes(file, Array("SPOOLJNL".utf8) + [3, 0, 0])
+        writeFileBytes(file, Array("SPOOLJNL".utf8) + [4, 0, 0])
         await expectLoadError(
           directory.file("short"), engine: engine,
           "journal \(file), byte 11: corrupt header: the file ends inside the header")
@@ -151,7 +151,7 @@ extension SpoolJournalTests {
         writeFileBytes(file, bytes)
         await expectLoadError(
           directory.file("version"), engine: engine,
-          "journal \(file), byte 8: version 7, this Spool reads version 3")
+          "journal \(file), byte 8: version 7, this Spool reads version 4")
       }
     }
 
@@ -206,11 +206,11 @@ extension SpoolJournalTests {
       try await withEngine(.automatic) { engine in
         let file = try await recordThree(directory, "old", engine: engine)
         var bytes = fileBytes(file)
-        bytes[8] = 2
+        bytes[8] = 3
         writeFileBytes(file, bytes)
         await expectLoadError(
           directory.file("old"), engine: engine,
-          "journal \(file), byte 8: version 2, this Spool reads version 3")
+          "journal \(file), byte 8: version 3, this Spool reads version 4")
       }
     }
 

@@ -31,8 +31,9 @@ extension SpoolJournalTests {
       let offset = header.encodingOffset
       bytes[offset] = kind
       bytes.replaceSubrange((offset + 1)..<(offset + 5), with: JournalFormat.littleEndian(layout))
-      let crc = CRC32.checksum(bytes[0..<(offset + 5)])
-      bytes.replaceSubrange((offset + 5)..<(offset + 9), with: JournalFormat.littleEndian(crc))
+      // The CRC follows the layout, the previous run ID and the flags.
+      let crc = CRC32.checksum(bytes[0..<(offset + 14)])
+      bytes.replaceSubrange((offset + 14)..<(offset + 18), with: JournalFormat.littleEndian(crc))
       writeFileBytes(file, bytes)
       return offset
     }

@@ -79,6 +79,23 @@ struct WorkloadTests {
     #expect(report.ioBackend != nil)
   }
 
+  /// `journal-recover` is not in the standard set; it runs here at a small volume so that it
+  /// cannot rot: both recoveries check their state against the recorded one, and the one from
+  /// a snapshot reads fewer bytes.
+  @Test func theJournalRecoveryWorkloadRecoversFromASnapshot() async throws {
+    let workload = try #require(Workload.named("journal-recover"))
+    #expect(!workload.isStandard)
+    let reports = try await workload.run(
+      WorkloadOptions(actions: 20_000, producers: 1, profile: false), progress: BenchProgress())
+    let report = try #require(reports.first)
+    #expect(report.name == "journal-recover")
+    #expect(report.actions == 20_000)
+    #expect(Set(report.baselines.map(\.name)) == ["spool-full-replay"])
+    let full = try #require(report.parameters["bytesReadFull"].flatMap { Int($0) })
+    let fromSnapshot = try #require(report.parameters["bytesReadSnapshot"].flatMap { Int($0) })
+    #expect(fromSnapshot < full)
+  }
+
   /// With rounds, the workload runs that many times and reports each side's median, with
   /// every round's figures; only the last round is profiled. The soak runs once regardless.
   @Test func roundsRunTheWorkloadAgainAndReportMedians() async throws {

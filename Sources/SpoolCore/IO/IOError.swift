@@ -22,16 +22,84 @@
 /// }
 /// ```
 public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// What an operation was applied to.
-  public enum Target: Sendable, Hashable {
+  /// What an operation was applied to: a path, a descriptor, an address, or nothing.
+  ///
+  /// A struct rather than an enum, so that a later kind of target is not a breaking change:
+  /// read it through ``path``, ``descriptor`` and ``address``, or compare it with `==`.
+  ///
+  /// ```swift
+  /// if let path = error.target.path { print("failed on", path) }
+  /// if error.target == .descriptor(fd) { close(fd) }
+  /// ```
+  public struct Target: Sendable, Hashable, CustomStringConvertible {
+    private enum Kind: Sendable, Hashable {
+      case path(String)
+      case descriptor(Int32)
+      case address(String)
+      case none
+    }
+
+    private let kind: Kind
+
+    private init(_ kind: Kind) { self.kind = kind }
+
     /// A path in the file system.
-    case path(String)
+    ///
+    /// ```swift
+    /// IOError(errno: ENOENT, operation: "open", target: .path("/nope"))
+    /// ```
+    public static func path(_ path: String) -> Target { Target(.path(path)) }
+
     /// An open file or socket descriptor.
-    case descriptor(Int32)
+    ///
+    /// ```swift
+    /// IOError(errno: EBADF, operation: "read", target: .descriptor(fd))
+    /// ```
+    public static func descriptor(_ descriptor: Int32) -> Target {
+      Target(.descriptor(descriptor))
+    }
+
     /// A network address, as `host:port`.
-    case address(String)
+    ///
+    /// ```swift
+    /// IOError(errno: ECONNREFUSED, operation: "connect", target: .address("127.0.0.1:8080"))
+    /// ```
+    public static func address(_ address: String) -> Target { Target(.address(address)) }
+
     /// Nothing in particular (setting up the I/O engine, for example).
-    case none
+    ///
+    /// ```swift
+    /// IOError(errno: ENOMEM, operation: "io_uring_setup", target: .none)
+    /// ```
+    public static let none = Target(.none)
+
+    /// The path, when the target is one.
+    public var path: String? {
+      if case .path(let path) = kind { return path }
+      return nil
+    }
+
+    /// The descriptor, when the target is one.
+    public var descriptor: Int32? {
+      if case .descriptor(let descriptor) = kind { return descriptor }
+      return nil
+    }
+
+    /// The address (`host:port`), when the target is one.
+    public var address: String? {
+      if case .address(let address) = kind { return address }
+      return nil
+    }
+
+    /// How the target reads in an error: `"/nope"`, `fd 7`, `127.0.0.1:80`, or nothing.
+    public var description: String {
+      switch kind {
+      case .path(let path): "\"\(path)\""
+      case .descriptor(let descriptor): "fd \(descriptor)"
+      case .address(let address): address
+      case .none: ""
+      }
+    }
   }
 
   /// The `errno` value the system reported.
@@ -59,13 +127,7 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// `open("/nope"): No such file or directory (ENOENT)`.
   public var description: String {
-    let subject: String
-    switch target {
-    case .path(let path): subject = "\"\(path)\""
-    case .descriptor(let fd): subject = "fd \(fd)"
-    case .address(let address): subject = address
-    case .none: subject = ""
-    }
+    let subject = target.description
     return "\(operation)(\(subject)): \(String(cString: strerror(errno))) (\(errnoName))"
   }
 

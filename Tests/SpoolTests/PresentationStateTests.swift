@@ -1,0 +1,60 @@
+import Spool
+import Synchronization
+import Testing
+
+/// `PresentationState`'s copy-on-write box: copies share it until one is written, `==` of
+/// copies that share it does not compare the child, and a feature may present itself.
+@Suite struct PresentationStateTests {
+  /// A child state that counts how often its `==` runs.
+  struct Counted: Equatable, Sendable {
+    static let comparisons = Mutex(0)
+    var value = 0
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+      comparisons.withLock { $0 += 1 }
+      return lhs.value == rhs.value
+    }
+  }
+
+  /// A state that contains itself, with no `indirect`: possible because the child is boxed.
+  struct Folder: Hashable, Sendable {
+    var name: String
+    @Presents var subfolder: Folder?
+  }
+
+  @Test func copiesThatShareTheBoxAreEqualWithoutComparingTheChild() {
+    let original = PresentationState(wrappedValue: Counted(value: 1))
+    let copy = original
+    let before = Counted.comparisons.withLock { $0 }
+    #expect(copy == original)
+    #expect(Counted.comparisons.withLock { $0 } == before)
+  }
+
+  @Test func writingACopyLeavesTheOriginalAsItWas() {
+    let original = PresentationState(wrappedValue: Counted(value: 1))
+    var copy = original
+    copy.wrappedValue?.value = 2
+    #expect(original.wrappedValue?.value == 1)
+    #expect(copy.wrappedValue?.value == 2)
+    #expect(copy != original)
+    copy.wrappedValue = Counted(value: 1)
+    #expect(copy == original)
+    copy.wrappedValue = nil
+    #expect(copy.wrappedValue == nil && original.wrappedValue?.value == 1)
+  }
+
+  @Test func aStateMayPresentItself() {
+    var root = Folder(name: "root")
+    root.subfolder = Folder(name: "a")
+    root.subfolder?.subfolder = Folder(name: "b")
+    let snapshot = root
+    root.subfolder?.subfolder?.name = "c"
+    #expect(snapshot.subfolder?.subfolder?.name == "b")
+    #expect(root.subfolder?.subfolder?.name == "c")
+    #expect(root != snapshot)
+    var hashes = Set<PresentationState<Folder>>()
+    hashes.insert(snapshot.$subfolder)
+    hashes.insert(PresentationState(wrappedValue: snapshot.subfolder))
+    #expect(hashes.count == 1)
+  }
+}
