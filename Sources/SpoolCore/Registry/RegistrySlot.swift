@@ -4,19 +4,23 @@ import Synchronization
 ///
 /// `pins` counts the registry calls that hold the store now: it is raised only with the
 /// shard's lock held, and eviction (which holds the same lock) takes only slots at zero, so a
-/// held store is never evicted. It is lowered without the lock. `used` is set by every use and
-/// cleared by the sweeper, which so learns of uses without a clock read per use.
+/// held store is never evicted. It is lowered without the lock. The sweeper learns of uses
+/// from `lastUse` (compared with `sweptUse`), without a clock read or a write per use beyond
+/// the hold's own.
 @usableFromInline
 final class RegistrySlot<State: Sendable, Action: Sendable>: Sendable {
   @usableFromInline let store: Store<State, Action>
   @usableFromInline let pins = Atomic<Int>(0)
-  @usableFromInline let used = Atomic<Bool>(true)
   /// The shard's use counter at the last use that pinned the store: orders the shard's stores
   /// from least to most recently used. Written with the shard's lock held.
   @usableFromInline let lastUse = Atomic<UInt64>(0)
   /// When the sweeper last saw the store used (or it was created), in nanoseconds on the
   /// registry's clock. Written with the shard's lock held.
   let idleSince = Atomic<Int64>(0)
+  /// `lastUse` as the sweeper last saw it, or `UInt64.max` when the store was held then (the
+  /// end of that hold is a use that `lastUse` does not show). Written by the sweeper with the
+  /// shard's lock held.
+  let sweptUse = Atomic<UInt64>(0)
   /// Shutdown's waiters for `pins` to reach zero; `nil` once released for good (the last pin
   /// went, or the shutdown's deadline passed).
   private let unpinWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
@@ -27,16 +31,9 @@ final class RegistrySlot<State: Sendable, Action: Sendable>: Sendable {
     self.idleSince.store(idleSince, ordering: .relaxed)
   }
 
-  /// Marks a use; writes the flag's cache line only when the sweeper cleared it.
-  @inlinable
-  func markUsed() {
-    if !used.load(ordering: .relaxed) { used.store(true, ordering: .relaxed) }
-  }
-
   /// Ends one hold of the store; `shuttingDown` wakes a shutdown that waits for the last one.
   @inlinable
   func unpin(shuttingDown: () -> Bool) {
-    markUsed()
     if pins.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 && shuttingDown() {
       release()
     }

@@ -26,8 +26,13 @@ extension StoreRegistry {
           for (id, entry) in contents.entries {
             guard case .live(let slot) = entry else { continue }
             var idleSince = slot.idleSince.load(ordering: .relaxed)
-            if slot.used.load(ordering: .relaxed) {
-              slot.used.store(false, ordering: .relaxed)
+            // Holds are taken with this lock held: a hold not seen here bumps `lastUse` after.
+            let lastUse = slot.lastUse.load(ordering: .relaxed)
+            if slot.pins.load(ordering: .sequentiallyConsistent) > 0 {
+              slot.sweptUse.store(.max, ordering: .relaxed)
+              idleSince = now
+            } else if lastUse != slot.sweptUse.load(ordering: .relaxed) {
+              slot.sweptUse.store(lastUse, ordering: .relaxed)
               idleSince = now
             } else if now - idleSince >= timeout {
               if isEvictable(slot) {

@@ -60,6 +60,11 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   let onEvict: (@Sendable (ID, State) async -> Void)?
   let onLiveStoresChange: (@Sendable (Int) -> Void)?
   @usableFromInline let shards: [Shard]
+  /// The same shards, for the lookup path, which so takes no reference count on its shard:
+  /// `shards` keeps every one alive as long as the registry, which the caller holds.
+  @usableFromInline let unretainedShards: [Unmanaged<Shard>]
+  /// `shards.count - 1`: the shard of an ID is its hash's low bits.
+  @usableFromInline let shardMask: Int
   /// The number of live stores (``count``).
   let liveCount = Atomic<Int>(0)
   /// Set once by ``shutdown(deadline:)``, before it collects the stores: read with a shard's
@@ -139,6 +144,8 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
     self.onLiveStoresChange = onLiveStoresChange
     self.onSweep = onSweep
     self.shards = (0..<shardCount).map { _ in Shard() }
+    self.shardMask = shardCount - 1
+    self.unretainedShards = shards.map { Unmanaged.passUnretained($0) }
   }
 
   /// Two shards per core (at least 8): calls for different IDs on different threads rarely
@@ -163,7 +170,7 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
 
   @inlinable
   func shardIndex(for id: ID) -> Int {
-    id.hashValue & (shards.count - 1)
+    id.hashValue & shardMask
   }
 
   // MARK: Holding a store
@@ -255,19 +262,20 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   /// times the cost of the lookup: `spool bench registry`).
   ///
   /// Budget: one hash of the ID for the shard and one for the dictionary, one uncontended lock,
-  /// one atomic add; no allocation.
+  /// one atomic add, one retain (of the slot returned); no allocation.
   @inlinable
   func holdLive(_ id: ID) throws -> Slot? {
-    let shard = shards[shardIndex(for: id)]
-    return try shard.contents.withLock { contents -> Slot? in
-      guard !shuttingDown.load(ordering: .sequentiallyConsistent) else {
-        throw StoreRegistryError(code: .shutDown, id: id)
+    try unretainedShards[shardIndex(for: id)]._withUnsafeGuaranteedRef { shard in
+      try shard.contents.withLock { contents -> Slot? in
+        guard !shuttingDown.load(ordering: .sequentiallyConsistent) else {
+          throw StoreRegistryError(code: .shutDown, id: id)
+        }
+        guard case .live(let slot)? = contents.entries[id] else { return nil }
+        slot.pins.add(1, ordering: .relaxed)
+        contents.uses &+= 1
+        slot.lastUse.store(contents.uses, ordering: .relaxed)
+        return slot
       }
-      guard case .live(let slot)? = contents.entries[id] else { return nil }
-      slot.pins.add(1, ordering: .relaxed)
-      contents.uses &+= 1
-      slot.lastUse.store(contents.uses, ordering: .relaxed)
-      return slot
     }
   }
 

@@ -216,6 +216,32 @@ struct StoreRegistryTests {
     #expect(harness.database.value[1]?.count == 1)
   }
 
+  @Test func aStoreHeldAcrossSweepsStaysOneTimeoutAfterItsRelease() async throws {
+    let harness = Harness(configuration: StoreRegistryConfiguration(idleTimeout: .seconds(60)))
+    let registry = harness.registry
+    let entered = Latch()
+    let leave = Latch()
+    let holder = Task {
+      try await registry.withStore(1) { store in
+        entered.open()
+        await leave.wait()
+        await store.send(.add(1))
+      }
+    }
+    await entered.wait()
+    await harness.sweeps.wait(for: 1)
+    await harness.clock.advance(by: .seconds(60))
+    await harness.sweeps.wait(for: 2)
+    leave.open()
+    try await holder.value
+    await harness.clock.advance(by: .seconds(60))
+    await harness.sweeps.wait(for: 3)
+    #expect(harness.evictions.values.isEmpty)
+    #expect(registry.count == 1)
+    await Self.sweepUntilEvicted(harness)
+    #expect(await harness.evictions.wait(for: 1) == [1])
+  }
+
   @Test func theBoundEvictsTheLeastRecentlyUsedStore() async throws {
     let harness = Harness(configuration: StoreRegistryConfiguration(maximumLiveStores: 2))
     let registry = harness.registry
