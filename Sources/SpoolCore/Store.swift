@@ -282,7 +282,9 @@ package struct StoreOptions<Action: Sendable>: Sendable {
   @usableFromInline package var executor: (any SerialExecutor)?
   /// The executor effect tasks prefer (SpoolIO's loop thread, or a test's serial executor).
   @usableFromInline package var effectExecutor: (any TaskExecutor)?
-  /// The capacity of the lock-free part of the action queue.
+  /// The largest ring the action queue grows to under load, in slots (rounded up to a power
+  /// of two, at least 2). An idle store has no ring; beyond this many queued actions,
+  /// producers append to the queue's overflow list, under a lock.
   @usableFromInline package var queueCapacity: Int
 
   @usableFromInline

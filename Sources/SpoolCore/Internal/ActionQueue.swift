@@ -15,16 +15,23 @@ import Synchronization
 /// the store's serial executor is what makes it single.
 ///
 /// Design, and why:
-/// - A bounded ring of `capacity` slots, each with a sequence number. A producer claims a
-///   position with one compare-and-swap on `tail`, writes the slot and publishes it with a
-///   release store of the slot's sequence (`position + 1`). The consumer never writes to the
-///   slots' cache lines: it publishes how far it has read (`consumed`) once every
-///   `publishInterval` actions, and producers check for room against that. So slot lines
-///   travel one way, producer to consumer, and `tail`, `consumed` and the flags each sit on a
-///   cache line of their own, so that the consumer's progress does not invalidate the
-///   producers' lines on every action. (Whether this beats a Vyukov queue, whose consumer
-///   writes each slot's sequence back, is not settled on a loaded machine; on an idle one
-///   it should, since slot lines never travel back.)
+/// - A bounded ring of slots, each with a sequence number. A producer claims a position with
+///   one compare-and-swap on `tail`, writes the slot and publishes it with a release store of
+///   the slot's sequence (`position + 1`). The consumer never writes to the slots' cache lines:
+///   it publishes how far it has read (`consumed`) once every `publishInterval` actions, and
+///   producers check for room against that. So slot lines travel one way, producer to
+///   consumer, and `tail`, `consumed` and the flags each sit on a cache line of their own, so
+///   that the consumer's progress does not invalidate the producers' lines on every action.
+/// - The ring starts empty (no slots: every push takes the overflow below) and grows, up to
+///   `maximumCapacity`, when the consumer has taken actions from the overflow; the drain loop
+///   gives it back when it parks (``resizeIfOverflowed()``, ``park(isolation:)``), so an idle
+///   store holds no ring. The `tail` word carries the ring's capacity and which of two ring
+///   pointers is current with the position (``RingWord``): a producer derives everything it
+///   writes from the word its CAS succeeded on, and reads the ring's pointer only after it.
+///   Invariant: the consumer replaces the ring only with `tail` equal to its `head` (every
+///   claimed slot already consumed) and by a CAS of that exact word, so no producer holds a
+///   claim in the old ring when it is freed, and every claim made after the CAS is in the new
+///   one, whose pointer the CAS publishes.
 /// - When the ring is full, producers append to an unbounded overflow list under a mutex
 ///   instead of waiting, so that an effect sending into a busy store can never block a
 ///   cooperative thread. While the overflow holds anything, every producer appends there, and
@@ -45,25 +52,26 @@ import Synchronization
 ///   CAS, then a `parked` load), so one of the two always sees the other; the parking loop
 ///   looks with the lock held, waiting for a holder on another thread to unlock first.
 ///
-/// Budget of ``push(_:)`` with room in the ring: one CAS, five loads, two stores; no allocation.
+/// Budget of ``push(_:)`` with room in the ring: one CAS, six loads, two stores; no allocation.
 /// Budget of a lock and unlock without contention: one load, one CAS, one store.
 @usableFromInline
 final class ActionQueue<Element: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable, justified: `sequences`/`slots` are handed over slot by slot through
-  // the acquire/release protocol above; `consumer` is touched only by the single consumer (the
-  // holder of the consumer lock, an acquire/release pair); everything else is an Atomic or a
-  // Mutex.
+  // @unchecked Sendable, justified: a ring's slots are handed over slot by slot through the
+  // acquire/release protocol above, and rings are replaced as its invariant says; `consumer`
+  // is touched only by the single consumer (the holder of the consumer lock, an
+  // acquire/release pair); everything else is an Atomic or a Mutex.
 
-  @usableFromInline let capacity: Int
-  @usableFromInline let mask: Int
-  @usableFromInline let sequences: UnsafeMutablePointer<Atomic<Int>>
-  @usableFromInline let slots: UnsafeMutablePointer<Element>
+  /// The largest ring, in slots (a power of two).
+  @usableFromInline let maximumCapacity: Int
 
-  /// `tail` (the next position producers claim, written by producers only) at index 0,
-  /// `consumed` (how far the consumer has read, as last published) at index
-  /// `Self.consumedIndex` and the consumer lock (1 while held) at `Self.lockIndex`, 128 bytes
-  /// apart so that they never share a cache line.
+  /// `tail` (a ``RingWord``: the next position producers claim, the ring's capacity and
+  /// parity; written by producers, and by the consumer when it replaces the ring) at index 0,
+  /// the two ring pointers at indexes 1 and 2 (`ringIndex + parity`: read by producers after
+  /// their CAS on `tail`, written by the consumer before its CAS), `consumed` (how far the
+  /// consumer has read, as last published) at index `Self.consumedIndex` and the consumer lock
+  /// (1 while held) at `Self.lockIndex`, 128 bytes apart so that they never share a cache line.
   @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
+  @usableFromInline static var ringIndex: Int { 1 }
   @usableFromInline static var consumedIndex: Int { 16 }
   @usableFromInline static var lockIndex: Int { 32 }
   /// The work-owed flag (``markWorkOwed()``), on the lock's line: only holders write it.
@@ -71,6 +79,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   static var counterCount: Int { 48 }
   /// How often the consumer publishes `consumed`.
   @usableFromInline static var publishInterval: Int { 64 }
+  /// The smallest ring the queue grows to from none.
+  static var minimumGrownCapacity: Int { 128 }
 
   @inlinable var tail: UnsafeMutablePointer<Atomic<Int>> { counters }
   @inlinable var consumed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.consumedIndex }
@@ -92,46 +102,178 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
 
   @usableFromInline struct ConsumerState {
     @usableFromInline var head = 0
+    /// The current ring as the consumer sees it (the consumer alone replaces it): `mask` is
+    /// its capacity minus one, and with no ring `sequences` is ``noRingSequence`` (whose
+    /// value, 0, never equals `head + 1`), so that ``pop()`` needs no branch for it.
+    @usableFromInline var mask = 0
+    @usableFromInline var sequences: UnsafeMutablePointer<Atomic<Int>>
+    @usableFromInline var slots: UnsafeMutablePointer<Element>?
+    @usableFromInline var word = RingWord.empty
+    /// The most actions taken from the overflow at once since the ring last grew; 0 when the
+    /// overflow was not used.
+    @usableFromInline var overflowed = 0
     /// Actions taken from the overflow, served before the ring again.
     @usableFromInline var batch: [Element] = []
     @usableFromInline var batchIndex = 0
     /// An emptied batch whose storage the next overflow reuses, so that a sustained overflow
     /// does not grow a new array from nothing (and copy it at every doubling) each time.
     @usableFromInline var spare: [Element] = []
-    @usableFromInline init() {}
+    @usableFromInline init(sequences: UnsafeMutablePointer<Atomic<Int>>) {
+      self.sequences = sequences
+    }
   }
 
+  /// - Parameter capacity: the largest ring, rounded up to a power of two; the queue starts
+  ///   with none.
   init(capacity requested: Int) {
     var capacity = 2
-    while capacity < requested { capacity <<= 1 }
-    self.capacity = capacity
-    self.mask = capacity - 1
-    sequences = .allocate(capacity: capacity)
-    // 0 never equals `position + 1`, so no slot looks written before it is.
-    for index in 0..<capacity { (sequences + index).initialize(to: Atomic(0)) }
+    while capacity < min(requested, RingWord.largestCapacity) { capacity <<= 1 }
+    maximumCapacity = capacity
     let countersRaw = UnsafeMutableRawPointer.allocate(
       byteCount: MemoryLayout<Atomic<Int>>.stride * Self.counterCount, alignment: 128
     )
     counters = countersRaw.bindMemory(to: Atomic<Int>.self, capacity: Self.counterCount)
     for index in 0..<Self.counterCount { (counters + index).initialize(to: Atomic(0)) }
-    slots = .allocate(capacity: capacity)
+    // The consumer's state, and after it the sequence that stands for no ring.
     let raw = UnsafeMutableRawPointer.allocate(
-      byteCount: MemoryLayout<ConsumerState>.stride, alignment: 128
+      byteCount: MemoryLayout<ConsumerState>.stride + MemoryLayout<Atomic<Int>>.stride,
+      alignment: 128
     )
+    let noRing = (raw + MemoryLayout<ConsumerState>.stride).bindMemory(
+      to: Atomic<Int>.self, capacity: 1)
+    noRing.initialize(to: Atomic(0))
     consumer = raw.bindMemory(to: ConsumerState.self, capacity: 1)
-    consumer.initialize(to: ConsumerState())
+    consumer.initialize(to: ConsumerState(sequences: noRing))
   }
 
   deinit {
     while pop() != nil {}
-    sequences.deinitialize(count: capacity)
-    sequences.deallocate()
+    freeRing(consumer.pointee.word)
     counters.deinitialize(count: Self.counterCount)
     UnsafeMutableRawPointer(counters).deallocate()
-    slots.deallocate()
+    noRingSequence.deinitialize(count: 1)
     consumer.deinitialize(count: 1)
     UnsafeMutableRawPointer(consumer).deallocate()
   }
+
+  // MARK: Rings
+
+  /// The sequence ``pop()`` reads when there is no ring: always 0, which never equals
+  /// `head + 1`. It sits after the consumer's state, in the same allocation.
+  var noRingSequence: UnsafeMutablePointer<Atomic<Int>> {
+    (UnsafeMutableRawPointer(consumer) + MemoryLayout<ConsumerState>.stride)
+      .assumingMemoryBound(to: Atomic<Int>.self)
+  }
+
+  /// Where a ring of `capacity` slots keeps its elements: after its sequences, in the same
+  /// allocation.
+  @inlinable
+  static func slotsOffset(capacity: Int) -> Int {
+    let alignment = MemoryLayout<Element>.alignment
+    return (capacity &* MemoryLayout<Atomic<Int>>.stride &+ alignment &- 1) & ~(alignment &- 1)
+  }
+
+  static var ringAlignment: Int { max(16, MemoryLayout<Element>.alignment) }
+
+  /// The ring that producers who claimed a position in `word` write to.
+  @inlinable
+  func ring(of word: RingWord) -> UnsafeMutableRawPointer {
+    let bits = (counters + (Self.ringIndex &+ word.parity)).pointee.load(ordering: .relaxed)
+    return UnsafeMutableRawPointer(bitPattern: bits).unsafelyUnwrapped
+  }
+
+  /// Replaces the ring with one of `capacity` slots (0: none), if it is empty (`tail` equals
+  /// `head`); with the consumer lock held, by the drain loop only (``awaitPending(spins:after:)``
+  /// reads the ring without the lock). Returns whether it did.
+  ///
+  /// The new ring's pointer goes to the slot of the other parity, which no producer reads:
+  /// only a claim made in a word of that parity leads to it, and the last such word's ring was
+  /// emptied and freed before this one was installed. The CAS from the exact word that says
+  /// "empty at `head`" publishes the pointer to every producer whose claim follows it; a
+  /// producer claiming in between makes it fail, and the old ring stays.
+  func replaceRing(capacity: Int) -> Bool {
+    let current = RingWord(rawValue: tail.pointee.load(ordering: .sequentiallyConsistent))
+    let head = consumer.pointee.head
+    guard current.capacity != capacity, current.position == head else { return false }
+    let parity = 1 &- current.parity
+    var base: UnsafeMutableRawPointer?
+    if capacity > 0 {
+      let raw = UnsafeMutableRawPointer.allocate(
+        byteCount: Self.slotsOffset(capacity: capacity) + capacity * MemoryLayout<Element>.stride,
+        alignment: Self.ringAlignment
+      )
+      // 0 never equals `position + 1`, so no slot looks written before it is.
+      let sequences = raw.bindMemory(to: Atomic<Int>.self, capacity: capacity)
+      for index in 0..<capacity { (sequences + index).initialize(to: Atomic(0)) }
+      base = raw
+    }
+    let slot = counters + (Self.ringIndex &+ parity)
+    slot.pointee.store(Int(bitPattern: base), ordering: .relaxed)
+    let next = RingWord(position: head, capacity: capacity, parity: parity)
+    consumed.pointee.store(head, ordering: .releasing)
+    guard
+      tail.pointee.compareExchange(
+        expected: current.rawValue, desired: next.rawValue, ordering: .sequentiallyConsistent
+      ).exchanged
+    else {
+      slot.pointee.store(0, ordering: .relaxed)
+      base?.deallocate()
+      return false
+    }
+    freeRing(current)
+    consumer.pointee.word = next
+    // With no ring, mask 0 keeps every read at ``noRingSequence``.
+    consumer.pointee.mask = max(capacity &- 1, 0)
+    if let base {
+      consumer.pointee.sequences = base.assumingMemoryBound(to: Atomic<Int>.self)
+      consumer.pointee.slots = (base + Self.slotsOffset(capacity: capacity))
+        .assumingMemoryBound(to: Element.self)
+    } else {
+      consumer.pointee.sequences = noRingSequence
+      consumer.pointee.slots = nil
+    }
+    return true
+  }
+
+  /// Frees the ring of `word`, empty; with the consumer lock held.
+  private func freeRing(_ word: RingWord) {
+    guard word.capacity > 0 else { return }
+    let slot = counters + (Self.ringIndex &+ word.parity)
+    let bits = slot.pointee.exchange(0, ordering: .relaxed)
+    let raw = UnsafeMutableRawPointer(bitPattern: bits).unsafelyUnwrapped
+    raw.bindMemory(to: Atomic<Int>.self, capacity: word.capacity)
+      .deinitialize(count: word.capacity)
+    raw.deallocate()
+  }
+
+  /// Grows the ring if actions went through the overflow since it last grew, so that a
+  /// sustained burst runs on the ring; with the consumer lock held, by the drain loop only.
+  /// It takes effect once the ring is empty: usually at once, since while the overflow is in
+  /// use no producer claims a slot.
+  func resizeIfOverflowed() {
+    let overflowed = consumer.pointee.overflowed
+    guard overflowed > 0 else { return }
+    let capacity = consumer.pointee.word.capacity
+    guard capacity < maximumCapacity else {
+      consumer.pointee.overflowed = 0
+      return
+    }
+    var grown = max(Self.minimumGrownCapacity, capacity &* 2)
+    while grown < overflowed { grown <<= 1 }
+    if replaceRing(capacity: min(grown, maximumCapacity)) { consumer.pointee.overflowed = 0 }
+  }
+
+  /// Gives back what the queue holds for bursts (the ring, the overflow's spare storage) when
+  /// it is empty; with the consumer lock held, by the drain loop only, as it parks.
+  func releaseIdleStorage() {
+    if consumer.pointee.word.capacity > 0 { _ = replaceRing(capacity: 0) }
+    if consumer.pointee.batchIndex == 0 && consumer.pointee.batch.isEmpty {
+      consumer.pointee.spare = []
+    }
+  }
+
+  /// The ring's capacity now, as the consumer sees it; with the consumer lock held (tests).
+  var currentCapacity: Int { consumer.pointee.word.capacity }
 
   // MARK: Producers
 
@@ -151,16 +293,17 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
       wakeIfParked()
       return true
     }
-    var position = tail.pointee.load(ordering: .relaxed)
+    var word = RingWord(rawValue: tail.pointee.load(ordering: .relaxed))
     var fullSpins = 0
     while true {
-      if position &- consumed.pointee.load(ordering: .acquiring) >= capacity {
+      let capacity = word.capacity
+      if word.position &- consumed.pointee.load(ordering: .acquiring) >= capacity {
         // Full. A consumer that is draining makes room within nanoseconds, so wait a little
         // (backpressure that keeps the producer on the fast path); if it does not, take the
-        // overflow rather than block.
-        if fullSpins < Self.fullSpinLimit, !parked.load(ordering: .relaxed) {
+        // overflow rather than block. No ring at all: the overflow at once.
+        if capacity != 0, fullSpins < Self.fullSpinLimit, !parked.load(ordering: .relaxed) {
           fullSpins &+= 1
-          position = tail.pointee.load(ordering: .relaxed)
+          word = RingWord(rawValue: tail.pointee.load(ordering: .relaxed))
           continue
         }
         pushOverflow(element)
@@ -168,13 +311,20 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
         return true
       }
       let (exchanged, current) = tail.pointee.weakCompareExchange(
-        expected: position, desired: position &+ 1, ordering: .sequentiallyConsistent
+        expected: word.rawValue, desired: word.rawValue &+ 1, ordering: .sequentiallyConsistent
       )
       if exchanged { break }
-      position = current
+      word = RingWord(rawValue: current)
     }
-    (slots + (position & mask)).initialize(to: element)
-    sequences[position & mask].store(position &+ 1, ordering: .releasing)
+    // The ring of the claimed word: its pointer was stored before the CAS that installed the
+    // word, and it is freed only after this slot is consumed.
+    let capacity = word.capacity
+    let index = word.position & (capacity &- 1)
+    let base = ring(of: word)
+    let slots = (base + Self.slotsOffset(capacity: capacity)).assumingMemoryBound(to: Element.self)
+    (slots + index).initialize(to: element)
+    base.assumingMemoryBound(to: Atomic<Int>.self)[index]
+      .store(word.position &+ 1, ordering: .releasing)
     wakeIfParked()
     return true
   }
@@ -288,16 +438,16 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   ///
   /// `nil` also when a producer has claimed the next slot but not yet written it (it is a few
   /// instructions away): the caller looks again (``awaitPending(spins:after:)``), and
-  /// ``hasPending`` counts such a slot. Before it takes the overflow, it waits for claimed slots, so that
-  /// each producer's actions come out in the order it pushed them.
+  /// ``hasPending`` counts such a slot. Before it takes the overflow, it waits for claimed
+  /// slots, so that each producer's actions come out in the order it pushed them.
   ///
   /// - Complexity: O(1) amortized.
   @inlinable
   func pop() -> Element? {
     let head = consumer.pointee.head
-    let index = head & mask
+    let index = head & consumer.pointee.mask
     if consumer.pointee.batch.isEmpty,
-      sequences[index].load(ordering: .acquiring) == head &+ 1
+      consumer.pointee.sequences[index].load(ordering: .acquiring) == head &+ 1
     {
       return take(at: head)
     }
@@ -308,7 +458,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// `publishInterval` elements.
   @inlinable
   func take(at head: Int) -> Element {
-    let element = (slots + (head & mask)).move()
+    let element = (consumer.pointee.slots.unsafelyUnwrapped + (head & consumer.pointee.mask))
+      .move()
     let next = head &+ 1
     consumer.pointee.head = next
     if next & (Self.publishInterval &- 1) == 0 {
@@ -331,8 +482,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
       return takeFromBatch()
     }
     let head = consumer.pointee.head
-    let index = head & mask
-    if sequences[index].load(ordering: .acquiring) == head &+ 1 { return take(at: head) }
+    let sequence = consumer.pointee.sequences + (head & consumer.pointee.mask)
+    if sequence.pointee.load(ordering: .acquiring) == head &+ 1 { return take(at: head) }
     publishConsumed()
     // Nothing pushed, or a slot claimed but not written yet: the slot's own sequence cannot
     // tell which, and it need not: a claimed slot is found by a later pop. Reading `tail` here
@@ -344,8 +495,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     // so that each producer's order is kept.
     var spins = 0
     while true {
-      if sequences[index].load(ordering: .acquiring) == head &+ 1 { return take(at: head) }
-      if tail.pointee.load(ordering: .sequentiallyConsistent) == head { break }
+      if sequence.pointee.load(ordering: .acquiring) == head &+ 1 { return take(at: head) }
+      if tailPosition == head { break }
       spins += 1
       if spins > 64 { sched_yield() }
     }
@@ -354,6 +505,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
       overflowActive.store(false, ordering: .sequentiallyConsistent)
       swap(&list, &taken)
     }
+    consumer.pointee.overflowed = max(consumer.pointee.overflowed, taken.count)
     consumer.pointee.batch = taken
     consumer.pointee.batchIndex = 0
     return takeFromBatch()
@@ -384,8 +536,14 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   @inlinable
   var hasPending: Bool {
     consumer.pointee.batchIndex < consumer.pointee.batch.count
-      || tail.pointee.load(ordering: .sequentiallyConsistent) != consumer.pointee.head
+      || tailPosition != consumer.pointee.head
       || overflowActive.load(ordering: .sequentiallyConsistent)
+  }
+
+  /// The next position producers claim (a sequentially consistent load of `tail`).
+  @inlinable
+  var tailPosition: Int {
+    RingWord(rawValue: tail.pointee.load(ordering: .sequentiallyConsistent)).position
   }
 
   /// Looks for a pushed element up to `spins` times, without parking and without the consumer
@@ -394,12 +552,14 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// It polls the sequence of the slot at `head` only (not `tail`, which producers write on
   /// every push), so the poll costs producers one shared cache line per lap of eight slots.
   /// If another holder has taken the lock since, the slot may have been consumed and the poll
-  /// misses it; the caller then parks, and parking looks again with the lock.
+  /// misses it; the caller then parks, and parking looks again with the lock. Called by the
+  /// drain loop only, the only code that replaces the ring, so the ring it polls stays alive;
+  /// with no ring, the pointer it polls is ``noRingSequence`` and the overflow flag tells.
   ///
   /// - Returns: Whether something may be pending for the caller to take (`false` once the
   ///   queue is closed, or while someone else holds the lock).
   func awaitPending(spins: Int, after head: Int) -> Bool {
-    let next = sequences + (head & mask)
+    let next = consumer.pointee.sequences + (head & consumer.pointee.mask)
     for _ in 0..<spins {
       if next.pointee.load(ordering: .acquiring) == head &+ 1 { return true }
       if overflowActive.load(ordering: .relaxed) || isWorkOwed { return true }
@@ -409,12 +569,13 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
       if consumerIsLocked { return false }
     }
     return !closedFlag.load(ordering: .relaxed) && !consumerIsLocked
-      && (tail.pointee.load(ordering: .sequentiallyConsistent) != head
+      && (tailPosition != head
         || overflowActive.load(ordering: .sequentiallyConsistent) || isWorkOwed)
   }
 
-  /// Suspends the drain loop until something is pushed or the queue is closed. Call it
-  /// without the consumer lock.
+  /// Suspends the drain loop until something is pushed or the queue is closed, giving back
+  /// the ring and the overflow's spare storage if nothing is pending. Call it without the
+  /// consumer lock, from the drain loop only (it may replace the ring).
   ///
   /// Call it isolated to the store's executor; the check that nothing is pending runs before
   /// the task suspends, still on that executor. The check takes the consumer lock, waiting
@@ -441,6 +602,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
         if attempts > 64 { sched_yield() }
       }
       let pending = hasPending || isWorkOwed
+      // Idle: nothing of a burst needs to stay resident while the loop waits.
+      if !pending { releaseIdleStorage() }
       unlockConsumer()
       if pending { wake() }
     }

@@ -347,6 +347,7 @@ where R.State: Sendable {
       // and parking looks again once it unlocks.
       if queue.tryLockConsumer() {
         let reduced = drainLocked(limit: drainBatchLimit)
+        queue.resizeIfOverflowed()
         queue.publishConsumed()
         let head = queue.consumerHead
         queue.unlockConsumer()

@@ -106,8 +106,8 @@ enum CounterWorkloads {
     return result
   }
 
-  /// How many actions a `fan-in` producer enqueues between two yields: the store's queue
-  /// capacity (`StoreOptions.queueCapacity`'s default).
+  /// How many actions a `fan-in` producer enqueues between two yields: the largest ring of
+  /// the store's queue (`StoreOptions.queueCapacity`'s default).
   static let yieldInterval = 1_024
 
   /// Spool's `enqueue` of `.add(value)` from `producers` concurrent tasks.
