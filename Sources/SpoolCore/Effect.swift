@@ -1,4 +1,5 @@
 import ConcurrencyExtras
+import CustomDump
 import Dependencies
 import IssueReporting
 
@@ -374,11 +375,15 @@ extension Effect {
   /// Reports an error a `.run` effect threw and did not handle, at the place it was created.
   @usableFromInline
   static func reportUnhandled(_ error: any Error, origin: SourceLocation) {
+    var errorDump = ""
+    customDump(error, to: &errorDump, indent: 4)
     StoreIssueContext.unhandled(error, actionType: Action.self).bound {
       origin.report(
         """
-        An "Effect.run" created at "\(origin.fileID):\(origin.line)" threw an unhandled error: \
-        \(error)
+        An "Effect.run" returned from "\(origin.fileID):\(origin.line)" threw an unhandled \
+        error. …
+
+        \(errorDump)
 
         All non-cancellation errors must be handled explicitly: pass a "catch:" handler to \
         "Effect.run", or catch the error inside the operation.

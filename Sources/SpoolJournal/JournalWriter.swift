@@ -73,7 +73,6 @@ final class JournalWriter: Sendable {
       case .collect:
         // Outside the state's lock: collecting takes the recorder's lock, then the state's.
         collector.withLock { $0 }?()
-        state.withLock { $0.collected() }
       case .sync(let through):
         var failure: (any Error)?
         do {

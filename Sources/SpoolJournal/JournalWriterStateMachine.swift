@@ -27,6 +27,8 @@ struct JournalWriterStateMachine<Waiter> {
   private(set) var submitted = 0
   private(set) var writtenCount = 0
   private(set) var synced = 0
+  /// `submitted` when the drainer was last sent to collect, until it has no more to collect.
+  private var collectedFrom: Int?
   /// Syncs that succeeded for durable waiters: actions acknowledged per sync is what group
   /// commit buys.
   private(set) var syncs = 0
@@ -57,8 +59,11 @@ struct JournalWriterStateMachine<Waiter> {
   enum NextAction {
     /// Write this chunk.
     case write(JournalChunk)
-    /// Hand over the chunk the recorder is filling (a durable waiter counts on it), then call
-    /// `collected()`.
+    /// Hand over the chunk the recorder is filling (a durable waiter counts on it), then ask
+    /// again. A waiter counts on that chunk only while it holds bytes (`through` is computed
+    /// under the recorder's lock), and a collection submits whatever it holds, so repeated
+    /// collections always advance `submitted`: a waiter that arrives during one, counting on
+    /// the next chunk, gets another, never a clamp to chunks that lack its records.
     case collect
     /// Sync the file: every chunk up to `through` is written; then call `synced`.
     case sync(through: Int)
@@ -73,8 +78,15 @@ struct JournalWriterStateMachine<Waiter> {
     }
     if !queue.isEmpty { return .write(queue.removeFirst()) }
     if failure == nil, durableWaiters.contains(where: { $0.through > submitted }) {
+      // A collection that submitted nothing would be asked for again and again.
+      guard collectedFrom != submitted else {
+        preconditionFailure(
+          "Internal inconsistency: a durable waiter counts on a chunk the recorder does not hold")
+      }
+      collectedFrom = submitted
       return .collect
     }
+    collectedFrom = nil
     if failure == nil, durableWaiters.contains(where: { $0.through > synced }) {
       return .sync(through: writtenCount)
     }
@@ -84,16 +96,6 @@ struct JournalWriterStateMachine<Waiter> {
     waiters = []
     durableWaiters = []
     return .stop(resumed)
-  }
-
-  /// Called by the drainer after it collected the recorder's chunk. Every record made before
-  /// the collection is now in a submitted chunk, so no waiter (each arrived before it) needs
-  /// more than `submitted`: clamping keeps one whose chunk another flush already submitted from
-  /// waiting for a chunk that will never come.
-  mutating func collected() {
-    for index in durableWaiters.indices where durableWaiters[index].through > submitted {
-      durableWaiters[index].through = submitted
-    }
   }
 
   /// Called by the drainer after a sync through `through` chunks (with `error` if it failed);

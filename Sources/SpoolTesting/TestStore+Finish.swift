@@ -66,7 +66,14 @@ extension TestStore {
       return
     }
     if case .off(showSkippedAssertions: true) = exhaustivity {
-      location.skipped(unreceivedActionsMessage(preamble: "skipped"))
+      let count = receivedActions.count
+      location.skipped(
+        """
+        \(count) received action\(count == 1 ? " was" : "s were") skipped:
+
+        \(receivedActions.map { describe($0.action) }.joined(separator: "\n"))
+        """
+      )
     }
     receivedActions.removeAll()
   }
@@ -102,7 +109,14 @@ extension TestStore {
       return
     }
     if case .off(showSkippedAssertions: true) = exhaustivity {
-      for (_, effect) in inFlight { effect.location.skipped(stillRunningMessage(effect.origin)) }
+      let count = inFlight.count
+      location.skipped(
+        """
+        \(count) in-flight effect\(count == 1 ? " was" : "s were") cancelled, originating from:
+
+        \(inFlight.map { describe($0.effect.origin) }.joined(separator: "\n"))
+        """
+      )
     }
     await cancelEffects(inFlight.map(\.id), at: location)
   }
@@ -114,12 +128,12 @@ extension TestStore {
     switch exhaustivity {
     case .on:
       if !receivedActions.isEmpty {
-        location.fail(unreceivedActionsMessage(preamble: "unexpected"))
+        location.fail(unreceivedActionsMessage)
       }
       for (_, effect) in inFlight { effect.location.fail(stillRunningMessage(effect.origin)) }
     case .off(showSkippedAssertions: true):
       if !receivedActions.isEmpty {
-        location.skipped(unreceivedActionsMessage(preamble: "skipped"))
+        location.skipped(unreceivedActionsMessage)
       }
       for (_, effect) in inFlight { effect.location.skipped(stillRunningMessage(effect.origin)) }
     case .off(showSkippedAssertions: false):
@@ -128,14 +142,14 @@ extension TestStore {
     receivedActions.removeAll()
   }
 
-  private func unreceivedActionsMessage(preamble: String) -> String {
+  private var unreceivedActionsMessage: String {
     let count = receivedActions.count
     return """
-      The store received \(count) \(preamble) action\(count == 1 ? "" : "s") that the test \
-      did not receive: …
+      The store received \(count) unexpected action\(count == 1 ? "" : "s") by the end of this \
+      test: …
 
-      Unhandled actions:
-      \(receivedActions.map { describe($0.action) }.joined(separator: "\n"))
+        Unhandled actions:
+      \(receivedActions.map { describe($0.action) }.joined(separator: "\n").indented(by: 4))
 
       Receive them with "store.receive", or skip them with "store.skipReceivedActions()".
       """

@@ -40,10 +40,11 @@ extension TestStore where Action: Equatable {
     await receiveAction(
       matching: { $0 == expectedAction },
       expected: describe(expectedAction),
+      notReceived: "Expected to receive the following action, but didn't: …",
       mismatch: { received in
         let difference =
           diff(expectedAction, received, format: .proportional)
-          .map { "\($0.indented(by: 2))\n\n(Expected: −, Received: +)" }
+          .map { "\($0.indented(by: 4))\n\n(Expected: −, Received: +)" }
           ?? "Expected:\n\(describe(expectedAction))\n\nReceived:\n\(describe(received))"
         return "Received unexpected action: …\n\n\(difference)"
       },
@@ -79,12 +80,14 @@ extension TestStore where Action: CasePathable {
     await receiveAction(
       matching: { $0[case: actionCase] != nil },
       expected: "  an action \(describeCase(actionCase))",
+      notReceived: "Expected to receive an action matching case path, but didn't get one.",
       mismatch: { received in
         """
         Received unexpected action: …
 
-          Expected an action \(describeCase(actionCase)), received:
-        \(describe(received).indented(by: 2))
+        \(describe(received))
+
+        Expected an action \(describeCase(actionCase)).
         """
       },
       timeout: timeout,
@@ -114,13 +117,29 @@ extension TestStore where Action: CasePathable {
     await receiveAction(
       matching: { $0[case: actionCase] == value },
       expected: describe(AnyCasePath(actionCase).embed(value)),
+      notReceived: "Expected to receive an action matching case path, but didn't get one.",
       mismatch: { received in
-        let expected = AnyCasePath(actionCase).embed(value)
-        let difference =
-          diff(expected, received, format: .proportional)
-          .map { "\($0.indented(by: 2))\n\n(Expected: −, Received: +)" }
-          ?? "Expected:\n\(describe(expected))\n\nReceived:\n\(describe(received))"
-        return "Received unexpected action: …\n\n\(difference)"
+        // As TCA: a diff when the case matches and only the payload differs, else the action.
+        guard
+          received[case: actionCase] != nil,
+          let difference = diff(
+            AnyCasePath(actionCase).embed(value), received, format: .proportional)
+        else {
+          return """
+            Received unexpected action: …
+
+            \(describe(received))
+
+            Expected an action \(describeCase(actionCase)).
+            """
+        }
+        return """
+          Received unexpected action: …
+
+          \(difference.indented(by: 2))
+
+          (Expected: −, Actual: +)
+          """
       },
       timeout: timeout,
       update: updateStateToExpectedResult,
@@ -150,11 +169,14 @@ extension TestStore {
     await receiveAction(
       matching: isMatching,
       expected: "  an action matching the predicate",
+      notReceived: "Expected to receive an action matching predicate, but didn't get one.",
       mismatch: { received in
         """
-        Received action that does not match the predicate: …
+        Received unexpected action: …
 
         \(describe(received))
+
+        The action does not match the predicate.
         """
       },
       timeout: timeout,
@@ -166,6 +188,7 @@ extension TestStore {
   nonisolated(nonsending) func receiveAction(
     matching isMatching: (Action) -> Bool,
     expected: String,
+    notReceived: String,
     mismatch: (Action) -> String,
     timeout: Duration?,
     update: ((inout State) throws -> Void)?,
@@ -186,7 +209,7 @@ extension TestStore {
     switch exhaustivity {
     case .on:
       guard !receivedActions.isEmpty else {
-        location.fail(nothingReceived(expected: expected))
+        location.fail(nothingReceived(expected: expected, notReceived: notReceived))
         return
       }
       let received = receivedActions.removeFirst()
@@ -196,7 +219,7 @@ extension TestStore {
       )
     case let .off(showSkippedAssertions):
       guard let index = receivedActions.firstIndex(where: { isMatching($0.action) }) else {
-        location.fail(nothingReceived(expected: expected))
+        location.fail(nothingReceived(expected: expected, notReceived: notReceived))
         return
       }
       if showSkippedAssertions, index > 0 {
@@ -217,7 +240,11 @@ extension TestStore {
     await runEffectsUntilIdle(at: location)
   }
 
-  private func nothingReceived(expected: String) -> String {
+  /// The failure message of a `receive` whose action did not arrive.
+  ///
+  /// It opens as TCA's does in the same situation: with the overload's own `notReceived` when
+  /// no effect is left that could send the action, and with TCA's timeout wording otherwise.
+  private func nothingReceived(expected: String, notReceived: String) -> String {
     let others =
       receivedActions.isEmpty
       ? "No action was received."
@@ -230,8 +257,14 @@ extension TestStore {
       inFlight == 0
       ? "No effect is in flight."
       : "\(inFlight) effect\(inFlight == 1 ? " is" : "s are") still in flight."
+    let opening =
+      inFlight == 0
+      ? notReceived
+      : exhaustivity == .on
+        ? "Expected to receive an action, but received none. …"
+        : "Expected to receive a matching action, but received none. …"
     return """
-      Expected to receive an action, but received none: …
+      \(opening)
 
         Expected:
       \(expected)

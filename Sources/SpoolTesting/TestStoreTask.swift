@@ -71,7 +71,7 @@ extension TestStore: TestStoreEffects {
     let actions = running.map { describe($0.effect.origin) }.joined(separator: "\n")
     location.fail(
       """
-      Expected the task to finish, but it is still in flight: …
+      Expected task to finish, but it is still in-flight. …
 
         Effects of:
       \(actions.indented(by: 2))

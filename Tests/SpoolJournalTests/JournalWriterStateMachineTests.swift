@@ -166,7 +166,6 @@ extension SpoolJournalTests {
         return
       }
       _ = machine.submit(chunk(2))
-      machine.collected()
       guard case .write(let written) = machine.next() else {
         Issue.record("the collected chunk was not written")
         return
@@ -184,30 +183,42 @@ extension SpoolJournalTests {
       }
     }
 
-    /// A waiter that counted on a chunk another flush already handed over (the collection finds
-    /// nothing new) is clamped to what was submitted, and is synced rather than left waiting.
-    @Test func aCollectionThatFindsNothingNewDoesNotStrandAWaiter() {
+    /// A waiter that arrives while a collection runs, counting on the chunk after the one
+    /// collected, gets a collection of its own before any sync: never a sync that lacks its
+    /// records.
+    @Test func aWaiterArrivingDuringACollectionGetsAnotherOne() {
       var machine = JournalWriterStateMachine<Int>()
-      _ = machine.submit(chunk(1))
-      guard case .wait = machine.waitUntilDurable(through: 2, id: 1, 10) else {
-        Issue.record("the waiter did not wait on the running drainer")
-        return
-      }
-      guard case .write(let written) = machine.next() else {
-        Issue.record("the submitted chunk was not written")
-        return
-      }
-      machine.written(written, error: nil)
+      _ = machine.waitUntilDurable(through: 1, id: 1, 10)
       guard case .collect = machine.next() else {
         Issue.record("the drainer did not collect")
         return
       }
-      machine.collected()
-      guard case .sync(1) = machine.next() else {
-        Issue.record("the clamped waiter got no sync")
+      _ = machine.submit(chunk(1))
+      // Recorded after the collection: it counts on chunk 2, still in the recorder.
+      guard case .wait = machine.waitUntilDurable(through: 2, id: 2, 11) else {
+        Issue.record("the second waiter did not wait on the running drainer")
         return
       }
-      #expect(machine.synced(through: 1, error: nil) == [10])
+      guard case .write(let first) = machine.next() else {
+        Issue.record("the collected chunk was not written")
+        return
+      }
+      machine.written(first, error: nil)
+      guard case .collect = machine.next() else {
+        Issue.record("a sync started before the second waiter's chunk was collected")
+        return
+      }
+      _ = machine.submit(chunk(1))
+      guard case .write(let second) = machine.next() else {
+        Issue.record("the second collected chunk was not written")
+        return
+      }
+      machine.written(second, error: nil)
+      guard case .sync(2) = machine.next() else {
+        Issue.record("no sync through both chunks")
+        return
+      }
+      #expect(machine.synced(through: 2, error: nil) == [10, 11])
     }
 
     @Test func aCancelledDurableWaiterIsRemoved() {

@@ -80,7 +80,7 @@ import Testing
       await store.send(\.destination.edit.nameChanged, "Eggs")
     } matching: { issue in
       let text = text(of: issue)
-      return text.contains("received a child action when the state was not in the case")
+      return text.contains("received a child action when child state was set to a different case")
         && text.contains("EditName")
     }
   }

@@ -47,7 +47,7 @@ import Testing
       await store.receive(.rename("Blob"))
     } matching: { issue in
       let text = text(of: issue)
-      return text.contains("Expected to receive an action, but received none")
+      return text.contains("Expected to receive the following action, but didn't")
         && text.contains("Blob")
     }
   }
@@ -90,7 +90,7 @@ import Testing
       await store.finish()
     } matching: { issue in
       let text = text(of: issue)
-      return text.contains("did not receive") && text.contains("Blob")
+      return text.contains("by the end of this test") && text.contains("Blob")
     }
   }
 
@@ -102,7 +102,7 @@ import Testing
       await store.send(.start)
     } matching: { issue in
       let text = text(of: issue)
-      return text.contains("did not receive") && text.contains("Blob")
+      return text.contains("by the end of this test") && text.contains("Blob")
     }
   }
 
@@ -217,7 +217,7 @@ import Testing
     await withKnownIssue {
       let third = await store.send(.start)
       await third.finish(timeout: .zero)
-    } matching: { text(of: $0).contains("Expected the task to finish") }
+    } matching: { text(of: $0).contains("Expected task to finish, but it is still in-flight") }
     await store.skipInFlightEffects()
   }
 

@@ -179,7 +179,10 @@ struct EffectHarness: Reducer {
     await withKnownIssue {
       await store.send(.start("x")).finish()
     } matching: { issue in
-      issue.description.contains("threw an unhandled error")
+      // TCA's opening, and its dump of the error, which its users' matchers look for.
+      message(of: issue).hasPrefix("An \"Effect.run\" returned from \"SpoolTests/")
+        && message(of: issue).contains("\" threw an unhandled error. …\n\n    ")
+        && message(of: issue).contains("Failure()")
     }
   }
 

@@ -83,6 +83,11 @@ import Testing
     let store = makeStore()
     await withKnownIssue {
       await store.send(.destination(.presented(.editor(.tick))))
+    } matching: {
+      // TCA's opening, which its users' matchers look for.
+      message(of: $0).hasPrefix("An \"ifLet\" at \"SpoolTests/")
+        && message(of: $0).contains(
+          "\" received a presentation action when destination state was absent. …")
     }
     await store.send(.compose(seconds: 1))
     #expect(await store.state.destination == .editor(Editor.State()))
@@ -169,14 +174,28 @@ import Testing
     let store = makeStore(Inbox.State(path: [Editor.State()]))
     await withKnownIssue {
       await store.send(\.path[id: 5].tick)
+    } matching: {
+      // TCA's wording, which its users' matchers look for.
+      message(of: $0).contains("\" received an action for a missing element. …")
     }
     await withKnownIssue {
       await store.send(.path(.push(id: 0, state: Editor.State(seconds: 9))))
+    } matching: {
+      message(of: $0).contains(
+        "\" received a \"push\" action for an element it already contains. …")
     }
     #expect(await store.state.path == [Editor.State()])
     // A pop of an ID already popped is a pop that lost a race: nothing to do.
     await store.send(.path(.popFrom(id: 7)))
     #expect(await store.state.path.ids == [0])
+    await store.send(.path(.popFrom(id: 0)))
+    await withKnownIssue {
+      await store.send(.path(.push(id: 0, state: Editor.State(seconds: 9))))
+    } matching: {
+      message(of: $0).contains(
+        "\" received a \"push\" action with an unexpected generational ID. …")
+    }
+    #expect(await store.state.path.isEmpty)
   }
 
   // MARK: Nested presentations

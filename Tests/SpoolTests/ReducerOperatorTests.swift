@@ -135,7 +135,9 @@ struct ChangeCounting: Reducer {
     await withKnownIssue {
       await store.send(.optionalCounter(.increment))
     } matching: { issue in
-      issue.description.contains("ifLet")
+      message(of: issue).hasPrefix("An \"ifLet\" at \"SpoolTests/")
+        && message(of: issue).contains(
+          "\" received a child action when child state was \"nil\". …")
         && issue.description.contains(".optionalCounter(.increment)")
         && issue.description.contains("Counter")
     }
@@ -152,7 +154,10 @@ struct ChangeCounting: Reducer {
     await withKnownIssue {
       await store.send(.mode(.increment))
     } matching: { issue in
-      issue.description.contains("Scope") && issue.description.contains("Action: Counter.Action.increment")
+      message(of: issue).hasPrefix("A \"Scope\" at \"SpoolTests/")
+        && message(of: issue).contains(
+          "\" received a child action when child state was set to a different case. …")
+        && issue.description.contains("Action: Counter.Action.increment")
         && issue.description.contains("State: Parent.Mode.idle")
     }
     await store.send(.counter(.increment))
@@ -174,7 +179,9 @@ struct ChangeCounting: Reducer {
     await withKnownIssue {
       await store.send(.todos(.element(id: 7, action: .toggle)))
     } matching: { issue in
-      issue.description.contains("forEach") && issue.description.contains("id: 7")
+      message(of: issue).hasPrefix("A \"forEach\" at \"SpoolTests/")
+        && message(of: issue).contains("\" received an action for a missing element. …")
+        && issue.description.contains("id: 7")
     }
   }
 
@@ -191,7 +198,9 @@ struct ChangeCounting: Reducer {
     await withKnownIssue {
       await store.send(.mode(.increment))
     } matching: { issue in
-      issue.description.contains("ifCaseLet")
+      message(of: issue).hasPrefix("An \"ifCaseLet\" at \"SpoolTests/ReducerOperatorTests.swift:")
+        && message(of: issue).contains(
+          "\" received a child action when child state was set to a different case. …")
     }
     await store.send(.startCounting)
     await store.send(.mode(.increment))

@@ -212,14 +212,14 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     StoreIssueContext.misuse(action).bound {
       location.report(
         """
-        A "forEach" at "\(location.fileID):\(location.line)" received an action for an \
-        element that is not in the collection:
+        A "forEach" at "\(location.fileID):\(location.line)" received an action for a missing \
+        element. …
 
           Action: \(String(customDumping: action))
           Element reducer: \(Element.self)
 
-        The action was ignored. Make sure the element is in the collection before sending it \
-        actions.
+        The action was ignored: no element of the collection has its ID. Make sure the \
+        element is in the collection before sending it actions.
         """
       )
     }

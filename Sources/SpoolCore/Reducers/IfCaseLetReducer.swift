@@ -114,7 +114,7 @@ extension Reducer {
       path: path,
       toChildAction: AnyCasePath(toChildAction),
       operatorName: "ifCaseLet",
-      missingState: "the state was not in the case that holds the state of \"\(Child.self)\"",
+      missingState: "a child action when child state was set to a different case",
       location: location
     )
   }

@@ -110,7 +110,7 @@ extension Reducer {
       path: KeyPathIdentity(toChildState),
       toChildAction: AnyCasePath(toChildAction),
       operatorName: "ifLet",
-      missingState: "the child state was nil",
+      missingState: "a child action when child state was \"nil\"",
       location: location
     )
   }
@@ -172,6 +172,9 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
   @usableFromInline let presence: Presence
   @usableFromInline let toChildAction: AnyCasePath<Parent.Action, Child.Action>
   @usableFromInline let operatorName: StaticString
+  /// What the operator received, completing "received …" in its report of a child action
+  /// without child state; opens with TCA's words for the same situation, which matchers of
+  /// its messages look for.
   @usableFromInline let missingState: String
   @usableFromInline let location: SourceLocation
   /// The action that ``DismissEffect`` sends from the child's effects (a presentation's
@@ -249,8 +252,8 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
     StoreIssueContext.misuse(action).bound {
       location.report(
         """
-        An "\(operatorName)" at "\(location.fileID):\(location.line)" received a child \
-        action when \(missingState):
+        An "\(operatorName)" at "\(location.fileID):\(location.line)" received \
+        \(missingState). …
 
           Action: \(String(customDumping: action))
           Child reducer: \(Child.self)

@@ -152,7 +152,7 @@ extension Reducer {
       path: KeyPathIdentity(toPresentationState),
       toChildAction: toChildAction,
       operatorName: "ifLet",
-      missingState: "nothing was presented",
+      missingState: "a presentation action when destination state was absent",
       location: location,
       dismissAction: toAction.embed(.dismiss)
     )

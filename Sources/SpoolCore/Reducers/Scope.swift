@@ -117,13 +117,14 @@ where Child.Action: Sendable {
     StoreIssueContext.misuse(action).bound {
       reportIssue(
         """
-        A "Scope" at "\(fileID):\(line)" received a child action when the state was not \
-        in the case that holds the state of "\(Child.self)":
+        A "Scope" at "\(fileID):\(line)" received a child action when child state was set \
+        to a different case. …
 
           Action: \(String(customDumping: action))
           State: \(String(customDumping: state))
 
-        The action was ignored. This usually means a parent reducer changed the state's \
+        The action was ignored: the state is not in the case that holds the state of \
+        "\(Child.self)". This usually means a parent reducer changed the state's \
         case before the "Scope" ran: place the "Scope" before it in the body.
         """,
         fileID: fileID, filePath: filePath, line: line, column: column

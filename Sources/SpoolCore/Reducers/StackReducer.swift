@@ -156,7 +156,7 @@ public struct _StackReducer<Parent: Reducer, Element: Reducer>: Reducer {
     _ action: Parent.Action
   ) -> Effect<Parent.Action> {
     guard let index = state[keyPath: toStackState].elements.index(forKey: id) else {
-      report(action, "an element that is not in the stack")
+      report(action, "an action for a missing element")
       return .none
     }
     let effect = element.reduce(
@@ -180,27 +180,29 @@ public struct _StackReducer<Parent: Reducer, Element: Reducer>: Reducer {
   ) {
     let next = state[keyPath: toStackState].nextGeneration
     guard id.generation >= next else {
-      report(
-        action,
-        "an ID the stack has already used (the next free ID is \(StackElementID(generation: next)))"
-      )
+      let problem =
+        state[keyPath: toStackState][id: id] != nil
+        ? "a \"push\" action for an element it already contains"
+        : "a \"push\" action with an unexpected generational ID"
+      report(action, problem, "The next free ID is \(StackElementID(generation: next)).")
       return
     }
     state[keyPath: toStackState][id: id] = elementState
   }
 
+  /// Reports `action`, which the stack ignored; `problem` completes "received …" and opens
+  /// with TCA's words for the same situation, which matchers of its messages look for.
   @usableFromInline
-  func report(_ action: Parent.Action, _ problem: String) {
+  func report(_ action: Parent.Action, _ problem: String, _ detail: String = "") {
     StoreIssueContext.misuse(action).bound {
       location.report(
         """
-        A "forEach" at "\(location.fileID):\(location.line)" received an action for \
-        \(problem):
+        A "forEach" at "\(location.fileID):\(location.line)" received \(problem). …
 
           Action: \(String(customDumping: action))
           Element reducer: \(Element.self)
 
-        The action was ignored.
+        The action was ignored.\(detail.isEmpty ? "" : " \(detail)")
         """
       )
     }

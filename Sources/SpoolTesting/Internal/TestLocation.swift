@@ -16,11 +16,13 @@ struct TestLocation: Sendable {
   /// assertions, without failing the test: as a known issue under Swift Testing and under
   /// XCTest on Apple platforms, as a printed line under XCTest elsewhere.
   func skipped(_ message: String) {
+    // TCA's wording, which matchers of its skipped assertions look for first.
+    let message = "Skipped assertions: …\n\n\(message)"
     #if !canImport(Darwin)
       // XCTest on Linux has no expected failures: IssueReporting turns `withExpectedIssue`
       // there into a failure of its own, which would make the option fail every test it shows.
       if TestContext.current == .xcTest {
-        print("\(filePath):\(line): skipped assertion (not a failure): \(message)")
+        print("\(filePath):\(line): (not a failure) \(message)")
         return
       }
     #endif

@@ -78,10 +78,11 @@ extension TestStore {
         \(describe(actual).indented(by: 2))
         """
     }
+    // TCA indents the diff by four spaces: tests ported from it compare the whole text.
     return """
       \(preamble)
 
-      \(difference.indented(by: 2))
+      \(difference.indented(by: 4))
 
       (Expected: −, Actual: +)
       """

@@ -28,7 +28,7 @@ import Testing
       await store.send(.incrementByEffectButtonTapped)
       await store.finish()
     } matching: { issue in
-      String(describing: issue).contains("action that the test did not receive")
+      String(describing: issue).contains("unexpected action by the end of this test")
     }
   }
 }
