@@ -5,13 +5,18 @@ import Testing
 /// `PresentationState`'s copy-on-write box: copies share it until one is written, `==` of
 /// copies that share it does not compare the child, and a feature may present itself.
 @Suite struct PresentationStateTests {
-  /// A child state that counts how often its `==` runs.
+  /// A child state that counts how often its `==` runs, in a counter of its own (tests run in
+  /// parallel: a shared counter would count the other tests' comparisons too).
   struct Counted: Equatable, Sendable {
-    static let comparisons = Mutex(0)
+    final class Comparisons: Sendable {
+      let count = Mutex(0)
+    }
+
+    let comparisons: Comparisons
     var value = 0
 
     static func == (lhs: Self, rhs: Self) -> Bool {
-      comparisons.withLock { $0 += 1 }
+      lhs.comparisons.count.withLock { $0 += 1 }
       return lhs.value == rhs.value
     }
   }
@@ -23,21 +28,25 @@ import Testing
   }
 
   @Test func copiesThatShareTheBoxAreEqualWithoutComparingTheChild() {
-    let original = PresentationState(wrappedValue: Counted(value: 1))
+    let comparisons = Counted.Comparisons()
+    let original = PresentationState(wrappedValue: Counted(comparisons: comparisons, value: 1))
     let copy = original
-    let before = Counted.comparisons.withLock { $0 }
     #expect(copy == original)
-    #expect(Counted.comparisons.withLock { $0 } == before)
+    #expect(comparisons.count.withLock { $0 } == 0)
+    let separate = PresentationState(wrappedValue: Counted(comparisons: comparisons, value: 1))
+    #expect(separate == original)
+    #expect(comparisons.count.withLock { $0 } == 1)
   }
 
   @Test func writingACopyLeavesTheOriginalAsItWas() {
-    let original = PresentationState(wrappedValue: Counted(value: 1))
+    let comparisons = Counted.Comparisons()
+    let original = PresentationState(wrappedValue: Counted(comparisons: comparisons, value: 1))
     var copy = original
     copy.wrappedValue?.value = 2
     #expect(original.wrappedValue?.value == 1)
     #expect(copy.wrappedValue?.value == 2)
     #expect(copy != original)
-    copy.wrappedValue = Counted(value: 1)
+    copy.wrappedValue = Counted(comparisons: comparisons, value: 1)
     #expect(copy == original)
     copy.wrappedValue = nil
     #expect(copy.wrappedValue == nil && original.wrappedValue?.value == 1)
