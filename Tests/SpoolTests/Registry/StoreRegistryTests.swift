@@ -75,6 +75,22 @@ struct StoreRegistryTests {
     }
   }
 
+  /// Holds store 1 in `withStore` until `leave` opens, then sends it `.add(1)`; returns once
+  /// the store is held.
+  static func holdStoreOne(_ registry: Registry) async -> (Task<Void, any Error>, Latch) {
+    let entered = Latch()
+    let leave = Latch()
+    let holder = Task {
+      try await registry.withStore(1) { store in
+        entered.open()
+        await leave.wait()
+        await store.send(.add(1))
+      }
+    }
+    await entered.wait()
+    return (holder, leave)
+  }
+
   @Test func concurrentFirstRequestsGetOneStoreCreatedOnce() async throws {
     let release = Latch()
     let harness = Harness { _ in await release.wait() }
@@ -195,16 +211,7 @@ struct StoreRegistryTests {
   @Test func aHeldStoreIsNotEvictedWhileHeld() async throws {
     let harness = Harness(configuration: StoreRegistryConfiguration(idleTimeout: .seconds(60)))
     let registry = harness.registry
-    let entered = Latch()
-    let leave = Latch()
-    let holder = Task {
-      try await registry.withStore(1) { store in
-        entered.open()
-        await leave.wait()
-        await store.send(.add(1))
-      }
-    }
-    await entered.wait()
+    let (holder, leave) = await Self.holdStoreOne(registry)
     await harness.sweeps.wait(for: 1)
     await harness.clock.advance(by: .seconds(120))
     await harness.sweeps.wait(for: 2)
@@ -219,16 +226,7 @@ struct StoreRegistryTests {
   @Test func aStoreHeldAcrossSweepsStaysOneTimeoutAfterItsRelease() async throws {
     let harness = Harness(configuration: StoreRegistryConfiguration(idleTimeout: .seconds(60)))
     let registry = harness.registry
-    let entered = Latch()
-    let leave = Latch()
-    let holder = Task {
-      try await registry.withStore(1) { store in
-        entered.open()
-        await leave.wait()
-        await store.send(.add(1))
-      }
-    }
-    await entered.wait()
+    let (holder, leave) = await Self.holdStoreOne(registry)
     await harness.sweeps.wait(for: 1)
     await harness.clock.advance(by: .seconds(60))
     await harness.sweeps.wait(for: 2)
@@ -392,16 +390,7 @@ struct StoreRegistryTests {
   @Test func shutdownWaitsForCallsInFlight() async throws {
     let harness = Harness()
     let registry = harness.registry
-    let entered = Latch()
-    let leave = Latch()
-    let holder = Task {
-      try await registry.withStore(1) { store in
-        entered.open()
-        await leave.wait()
-        await store.send(.add(1))
-      }
-    }
-    await entered.wait()
+    let (holder, leave) = await Self.holdStoreOne(registry)
     let shutdown = Task { await registry.shutdown(deadline: .now + .seconds(3600)) }
     while !registry.isShutDown { await Task.yield() }
     leave.open()
