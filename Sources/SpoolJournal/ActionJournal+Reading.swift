@@ -290,6 +290,9 @@ extension ActionJournal {
             .snapshot(
               state: state, checksum: checksum, file: file, offset: recordOffset,
               isStart: isStart))
+        case .keyed(_, _, let recordOffset):
+          throw parser.error(
+            recordOffset, .corruptRecord("a shared journal's record in a single store's journal"))
         case .rotation:
           guard after == bytes.count else {
             throw parser.error(after, .corruptRecord("bytes after the rotation record"))

@@ -31,7 +31,7 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
       case empty, notAJournal, notARegularFile, unsupportedVersion, actionTypeMismatch
       case encodingMismatch, corruptHeader, corruptRecord, undecodableAction, foreignFile
       case cutOff, noStateChecksum, stateMismatch, io, missingFile, undecodableState
-      case storeBusy, inUse
+      case storeBusy, inUse, corruptIndex, invalidKey
     }
 
     private let kind: Kind
@@ -85,6 +85,14 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ``JournalDirectory`` was asked for a second store of an ID whose journal its first
     /// store still records.
     public static let inUse = Code(.inUse)
+    /// A ``SharedJournal`` segment's index file that does not match its checksum, is cut
+    /// short or malformed, or points at records that are not the ones it names. Removing the
+    /// index file makes the next ``SharedJournal/open(path:configuration:engine:key:)``
+    /// rebuild it from its segment.
+    public static let corruptIndex = Code(.corruptIndex)
+    /// A ``SharedJournal`` store key that is empty or longer than
+    /// ``SharedJournal/maxKeyBytes`` bytes.
+    public static let invalidKey = Code(.invalidKey)
   }
 
   /// What was wrong, with its details: how errors are made inside SpoolJournal.
@@ -130,6 +138,10 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case storeBusy(String)
     /// Another recorder records the journal.
     case inUse(String)
+    /// A shared journal's index file is damaged or does not match its segment.
+    case corruptIndex(String)
+    /// A shared journal's store key cannot be written.
+    case invalidKey(String)
   }
 
   /// The file concerned (`path.N.journal`).
@@ -170,6 +182,8 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case .undecodableState: .undecodableState
     case .storeBusy: .storeBusy
     case .inUse: .inUse
+    case .corruptIndex: .corruptIndex
+    case .invalidKey: .invalidKey
     }
   }
 
@@ -222,6 +236,8 @@ public struct JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case .undecodableState(let detail): "cannot decode the snapshot's state: \(detail)"
     case .storeBusy(let detail): "no snapshot written: \(detail)"
     case .inUse(let detail): "in use: \(detail)"
+    case .corruptIndex(let detail): "corrupt index: \(detail)"
+    case .invalidKey(let detail): "invalid store key: \(detail)"
     }
   }
 

@@ -27,10 +27,16 @@ struct JournalFileParser {
     case end(checksum: UInt64?, actions: UInt64, dropped: UInt64, offset: Int)
     /// A snapshot: the state's checksum, the run's actions before it, the encoded state.
     case snapshot(checksum: UInt64, actions: UInt64, state: ArraySlice<UInt8>, offset: Int)
+    /// A shared journal's record (``JournalFormat/RecordKind/keyedAction`` or
+    /// ``JournalFormat/RecordKind/keyedSnapshot``): its payload after the kind byte.
+    case keyed(isSnapshot: Bool, payload: ArraySlice<UInt8>, offset: Int)
   }
 
   let file: String
   let bytes: [UInt8]
+  /// The format version the file must have: a single store's journal, or a shared journal's
+  /// segment (``JournalFormat/sharedVersion``).
+  var version: UInt16 = JournalFormat.version
 
   func error(_ offset: Int, _ problem: JournalError.Problem) -> JournalError {
     JournalError(file: file, offset: offset, problem: problem)
@@ -68,10 +74,20 @@ struct JournalFileParser {
     guard let version = fixed(UInt16.self, at: versionOffset) else {
       throw error(bytes.count, .corruptHeader("\(Self.endsInside) the header"))
     }
-    guard version == JournalFormat.version else {
-      throw error(
-        versionOffset,
-        .unsupportedVersion(found: version, supported: JournalFormat.version))
+    guard version == self.version else {
+      if version == JournalFormat.sharedVersion {
+        throw error(
+          versionOffset,
+          .foreignFile(
+            "a segment of a shared journal (version \(version)): open it with SharedJournal"))
+      }
+      if version == JournalFormat.version {
+        throw error(
+          versionOffset,
+          .foreignFile(
+            "a single store's journal (version \(version)): open it with ActionJournal"))
+      }
+      throw error(versionOffset, .unsupportedVersion(found: version, supported: self.version))
     }
     let nameLengthOffset = versionOffset + 2 + 4 + 8 + 8
     guard let index = fixed(UInt32.self, at: versionOffset + 2),
@@ -172,6 +188,10 @@ struct JournalFileParser {
       let record = Record.snapshot(
         checksum: checksum, actions: actions, state: bytes[state..<end], offset: offset)
       return (record, end)
+    case .keyedAction:
+      return (.keyed(isSnapshot: false, payload: payload.dropFirst(), offset: offset), end)
+    case .keyedSnapshot:
+      return (.keyed(isSnapshot: true, payload: payload.dropFirst(), offset: offset), end)
     case nil:
       throw error(offset, .corruptRecord("unknown record kind \(payload[start])"))
     }

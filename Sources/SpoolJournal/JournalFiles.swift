@@ -41,7 +41,7 @@ enum JournalFiles {
   /// - Throws: ``JournalError``: not a regular file, an I/O failure, or what the header's
   ///   parser finds wrong (``JournalError/Code/empty`` for an empty file).
   static func header(
-    of path: String, engine: IOEngine
+    of path: String, engine: IOEngine, version: UInt16 = JournalFormat.version
   ) async throws -> JournalFileParser.Header {
     // The fixed fields and the type name's length, then the rest of the header.
     let fixedPart = 32
@@ -51,7 +51,7 @@ enum JournalFiles {
       bytes = try await JournalFileReading.read(
         path, engine: engine, upTo: fixedPart + Int(nameLength) + 18)
     }
-    return try JournalFileParser(file: path, bytes: bytes).header()
+    return try JournalFileParser(file: path, bytes: bytes, version: version).header()
   }
 
   /// Removes the journal's files whose index is below `index`, lowest first, then syncs the

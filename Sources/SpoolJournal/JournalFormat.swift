@@ -29,6 +29,10 @@ enum JournalFormat {
   /// the action encoding to the header. Files of other versions are not read: loading one
   /// fails with ``JournalError/Code/unsupportedVersion``, naming both.
   static let version: UInt16 = 4
+  /// The version of a ``SharedJournal``'s segments: the same header and record framing, with
+  /// records that name their store (kinds 5 and 6). Each reader accepts its own version only
+  /// and names the other (a shared segment given to ``ActionJournal``, or the reverse).
+  static let sharedVersion: UInt16 = 5
   /// The largest record payload a reader accepts: a larger length is corruption, not a record.
   static let maxPayload = 64 << 20
   /// Bytes before a record's payload: its length, its payload's CRC and the header's own CRC.
@@ -47,6 +51,11 @@ enum JournalFormat {
     case rotation = 2
     case end = 3
     case snapshot = 4
+    /// A shared journal's action: the store's key (varint length, UTF-8), the enqueue time
+    /// relative to the segment's base time (zigzag varint, ns), the action.
+    case keyedAction = 5
+    /// A shared journal's snapshot: the store's key, the state checksum:u64, the state.
+    case keyedSnapshot = 6
   }
 
   /// The header's flag: the file's first record is a snapshot.
@@ -80,7 +89,8 @@ enum JournalFormat {
   /// The base time is the enqueue time (ns) that the first record's delta is relative to.
   static func header(
     index: UInt32, runID: UInt64, baseTime: UInt64, actionType: String,
-    encoding: JournalActionEncoding, previousRunID: UInt64 = 0, flags: UInt8 = 0
+    encoding: JournalActionEncoding, previousRunID: UInt64 = 0, flags: UInt8 = 0,
+    version: UInt16 = JournalFormat.version
   ) -> [UInt8] {
     let name = Array(actionType.utf8.prefix(Int(UInt16.max)))
     var bytes = magic

@@ -23,6 +23,7 @@ extension Workload {
     IdleStoresWorkload.workload,
     DurableJournalWorkload.workload,
     JournalRecoveryWorkload.workload,
+    SharedJournalRecoveryWorkload.workload,
     SoakWorkload.workload,
   ]
 

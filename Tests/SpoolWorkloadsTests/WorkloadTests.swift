@@ -96,6 +96,24 @@ struct WorkloadTests {
     #expect(fromSnapshot < full)
   }
 
+  /// `journal-recover-shared` at a small volume (200 stores): both recoveries check their
+  /// state, and the shared journal's reads the store's records only: well under a
+  /// hundredth of the journal, since 200 stores share it evenly.
+  @Test func theSharedJournalRecoveryWorkloadReadsOneStoresRecords() async throws {
+    let workload = try #require(Workload.named("journal-recover-shared"))
+    #expect(!workload.isStandard)
+    let reports = try await workload.run(
+      WorkloadOptions(actions: 2_000, producers: 1, profile: false), progress: BenchProgress())
+    let report = try #require(reports.first)
+    #expect(report.parameters["stores"] == "200")
+    #expect(Set(report.baselines.map(\.name)) == ["per-store-journal"])
+    let shared = try #require(report.parameters["sharedBytesRead"].flatMap { Int($0) })
+    let total = try #require(report.parameters["segmentBytes"].flatMap { Int($0) })
+    #expect(report.parameters["directoryBytesRead"].flatMap { Int($0) } ?? 0 > 0)
+    #expect(shared > 0 && shared * 100 < total)
+    #expect(report.parameters["scannedSegments"] == "0")
+  }
+
   /// With rounds, the workload runs that many times and reports each side's median, with
   /// every round's figures; only the last round is profiled. The soak runs once regardless.
   @Test func roundsRunTheWorkloadAgainAndReportMedians() async throws {

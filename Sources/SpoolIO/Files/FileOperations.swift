@@ -21,7 +21,7 @@ package enum FileOperations {
 
   /// Writes `bytes` to a temporary file next to `path`, fsyncs it, renames it over `path`, then
   /// fsyncs the directory so that the rename itself survives a crash.
-  static func writeFileAtomically(
+  package static func writeFileAtomically(
     _ path: String, _ bytes: [UInt8], engine: IOEngine
   ) async throws {
     let directory = directoryName(of: path)

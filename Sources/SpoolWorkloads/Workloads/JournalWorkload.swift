@@ -196,6 +196,12 @@ enum JournalWorkload {
     }
 
     func remove() {
+      Self.removeFiles(in: path)
+      rmdir(path)
+    }
+
+    /// Removes the files directly in the folder at `path`.
+    static func removeFiles(in path: String) {
       if let directory = opendir(path) {
         while let entry = readdir(directory) {
           let name = withUnsafeBytes(of: entry.pointee.d_name) {
@@ -205,7 +211,6 @@ enum JournalWorkload {
         }
         closedir(directory)
       }
-      rmdir(path)
     }
   }
 }

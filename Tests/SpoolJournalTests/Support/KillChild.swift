@@ -5,22 +5,26 @@ import Foundation
 import Testing
 
 /// This test binary run again as a child that records a journal into `folder` with durable
-/// acknowledgements (`killChildRecordsUntilKilled`), for a test that kills it with SIGKILL.
+/// acknowledgements (`killChildRecordsUntilKilled`, or the test `filter` names), for a test
+/// that kills it with SIGKILL.
 struct KillChild {
   static let variable = "SPOOL_JOURNAL_KILL_CHILD"
+  /// The variable of the shared journal's child (`sharedKillChildRecordsUntilKilled`).
+  static let sharedVariable = "SPOOL_SHARED_JOURNAL_KILL_CHILD"
 
   let process: Process
   let folder: String
 
-  init(folder: String) throws {
+  init(
+    folder: String, variable: String = Self.variable,
+    filter: String = "killChildRecordsUntilKilled"
+  ) throws {
     self.folder = folder
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-    process.arguments = [
-      "--testing-library", "swift-testing", "--filter", "killChildRecordsUntilKilled",
-    ]
+    process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
     var environment = ProcessInfo.processInfo.environment
-    environment[Self.variable] = folder
+    environment[variable] = folder
     process.environment = environment
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
