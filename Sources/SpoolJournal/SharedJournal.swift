@@ -236,8 +236,9 @@ public final class SharedJournal<
   ///     long-lived effects; `nil` to send none.
   ///   - reducer: The feature's reducer.
   /// - Returns: The store, whose instrumentation is a ``SharedJournalRecorder``.
-  /// - Throws: ``JournalError``: what ``recover(for:initialState:reducer:)`` throws, or
-  ///   ``JournalError/Code/inUse`` when a store of `id` was made and not evicted yet.
+  /// - Throws: ``JournalError``: what ``recover(for:initialState:reducer:)`` throws,
+  ///   ``JournalError/Code/inUse`` when a store of `id` was made and not evicted yet, or
+  ///   ``JournalError/Code/storeBusy`` after ``close()``.
   ///
   /// ```swift
   /// let store = try await journal.makeStore(for: 42, initialState: Cart.State()) { Cart() }
@@ -248,9 +249,14 @@ public final class SharedJournal<
   ) async throws(JournalError) -> Store<State, Action> {
     let name = try checkedKey(id)
     let feature = reducer()
-    let (slot, generation) = sink.core.withLock { core in
+    let claimed = sink.core.withLock { core -> (slot: Int, generation: UInt32?)? in
+      guard !core.isFinished else { return nil }
       let slot = core.slot(for: name)
       return (slot, core.claim(slot))
+    }
+    guard let (slot, generation) = claimed else {
+      throw JournalError(
+        file: path, offset: 0, problem: .storeBusy("the shared journal is closed"))
     }
     guard let generation else { throw inUse(name) }
     let recovery: SharedJournalRecovery<State>

@@ -201,6 +201,12 @@ extension SpoolJournalTests {
       let summary = try await journal.close()
       #expect(summary.actions == 1)
       #expect(summary.droppedActions == 1)
+      do {
+        _ = try await journal.makeStore(for: "c", initialState: Ledger.State()) { Ledger() }
+        Issue.record("made a store of a closed journal")
+      } catch {
+        #expect(error.code == .storeBusy)
+      }
     }
 
     /// A lost index is rebuilt by scanning its segment; a stale one (a segment cut short by a
