@@ -96,11 +96,11 @@ struct WorkloadTests {
     #expect(fromSnapshot < full)
   }
 
-  /// `journal-recover-shared` at a small volume (200 stores): both recoveries check their
+  /// `journal-shared` at a small volume (200 stores): both recoveries check their
   /// state, and the shared journal's reads the store's records only: well under a
   /// hundredth of the journal, since 200 stores share it evenly.
   @Test func theSharedJournalRecoveryWorkloadReadsOneStoresRecords() async throws {
-    let workload = try #require(Workload.named("journal-recover-shared"))
+    let workload = try #require(Workload.named("journal-shared"))
     #expect(!workload.isStandard)
     let reports = try await workload.run(
       WorkloadOptions(actions: 2_000, producers: 1, profile: false), progress: BenchProgress())

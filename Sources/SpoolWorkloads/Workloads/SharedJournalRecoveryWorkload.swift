@@ -7,7 +7,7 @@ import SpoolBench
 import SpoolCore
 import SpoolJournal
 
-/// `journal-recover-shared`: recovering one store among 10,000 from a ``SharedJournal``, beside
+/// `journal-shared`: recovering one store among 10,000 from a ``SharedJournal``, beside
 /// the same store's own journal in a folder of per-store journals (what `JournalDirectory`
 /// keeps). N ``CounterFeature`` actions are recorded first (not measured), spread over 10,000
 /// stores round-robin, so every store's records are interleaved with all the others': once
@@ -26,12 +26,12 @@ enum SharedJournalRecoveryWorkload {
   static let maxStores = 10_000
 
   static let workload = Workload(
-    name: "journal-recover-shared",
+    name: "journal-shared",
     summary: "recover one store among 10,000 from a shared journal, or from its own journal",
     defaultActions: 1_000_000,
     isStandard: false
   ) { run in
-    let folder = try JournalWorkload.TemporaryFolder(run.label("journal-recover-shared"))
+    let folder = try JournalWorkload.TemporaryFolder(run.label("journal-shared"))
     defer { folder.remove() }
     let stores = min(maxStores, max(run.actions / 10, 2))
     let chosen = stores * 4_242 / maxStores
