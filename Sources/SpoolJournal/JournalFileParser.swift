@@ -74,19 +74,9 @@ struct JournalFileParser {
     guard let version = fixed(UInt16.self, at: versionOffset) else {
       throw error(bytes.count, .corruptHeader("\(Self.endsInside) the header"))
     }
-    guard version == self.version else {
-      if version == JournalFormat.sharedVersion {
-        throw error(
-          versionOffset,
-          .foreignFile(
-            "a segment of a shared journal (version \(version)): open it with SharedJournal"))
-      }
-      if version == JournalFormat.version {
-        throw error(
-          versionOffset,
-          .foreignFile(
-            "a single store's journal (version \(version)): open it with ActionJournal"))
-      }
+    // Versions 4 and 5 share the header's layout: the other one of the two is named only once
+    // the header's checksum holds, so that a damaged version byte is corruption.
+    guard version == JournalFormat.version || version == JournalFormat.sharedVersion else {
       throw error(versionOffset, .unsupportedVersion(found: version, supported: self.version))
     }
     let nameLengthOffset = versionOffset + 2 + 4 + 8 + 8
@@ -106,6 +96,14 @@ struct JournalFileParser {
     let crcOffset = encodingOffset + 14
     guard CRC32.checksum(bytes[0..<crcOffset]) == crc else {
       throw error(crcOffset, .corruptHeader("its bytes do not match its checksum"))
+    }
+    guard version == self.version else {
+      throw error(
+        versionOffset,
+        .foreignFile(
+          version == JournalFormat.sharedVersion
+            ? "a segment of a shared journal (version \(version)): open it with SharedJournal"
+            : "a single store's journal (version \(version)): open it with ActionJournal"))
     }
     let nameBytes = bytes[(nameLengthOffset + 2)..<encodingOffset]
     guard let actionType = String(validating: nameBytes, as: UTF8.self) else {

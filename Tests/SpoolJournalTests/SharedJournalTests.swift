@@ -372,6 +372,18 @@ extension SpoolJournalTests {
         #expect(error.file == directory.file("single.0.journal"))
         #expect("\(error)".contains("single store's journal (version 4)"))
       }
+      // A damaged version byte (4 read as 5) is corruption, not a file of the other kind.
+      let single = directory.file("single.0.journal")
+      var bytes = fileBytes(single)
+      bytes[JournalFormat.versionOffset] = 5
+      writeFileBytes(single, bytes)
+      do {
+        _ = try await ActionJournal<Ledger.Action>(path: directory.file("single")).load()
+        Issue.record("a damaged version loaded")
+      } catch {
+        #expect(error.code == .corruptHeader)
+        #expect(error.file == single)
+      }
     }
 
     /// Eight producers, one store each, each acknowledging every action only after
