@@ -15,9 +15,9 @@ extension TestStore {
   /// }
   /// ```
   ///
-  /// The state is the state after the last action the test store reduced: it does not run
-  /// effects first, so actions they send are reflected once a step (`receive`, `send`, …) has
-  /// reduced them. As in TCA, `assert` is synchronous.
+  /// The state is ``state``, the state as of the last asserted step, as in TCA: actions that
+  /// effects sent are reflected once a step (`receive`, `skipReceivedActions`, `send`) has
+  /// asserted or skipped them. As in TCA, `assert` is synchronous and runs no effect.
   ///
   /// - Parameters:
   ///   - updateStateToExpectedResult: Changes the current state into the state the test
