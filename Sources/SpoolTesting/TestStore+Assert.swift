@@ -1,3 +1,5 @@
+import Dependencies
+
 extension TestStore {
   /// Asserts what the current state is, without sending an action.
   ///
@@ -37,7 +39,9 @@ extension TestStore {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     var expected = state
     do {
-      try updateStateToExpectedResult(&expected)
+      try DependencyValues.$_current.withValue(dependencies) {
+        try updateStateToExpectedResult(&expected)
+      }
     } catch {
       location.fail("Threw error: \(error)")
       return

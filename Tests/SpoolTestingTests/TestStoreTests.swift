@@ -1,4 +1,6 @@
 import Clocks
+import Dependencies
+import Foundation
 import Spool
 import SpoolTesting
 import Testing
@@ -169,6 +171,32 @@ import Testing
     await withKnownIssue {
       await store.skipInFlightEffects()
     } matching: { text(of: $0).contains("There were no in-flight effects to skip") }
+  }
+
+  @Test func assertionClosuresRunWithTheTestStoresDependencies() async {
+    let now = Date(timeIntervalSince1970: 1_234_567_890)
+    let store = TestStore(initialState: Harness.State()) {
+      Harness { .send(.increment) }
+    } withDependencies: {
+      $0.date = .constant(now)
+    }
+    // Unoverridden under a test runner, `date` would report an issue: these closures see the
+    // test store's value instead.
+    await store.send(.increment) {
+      @Dependency(\.date.now) var date: Date
+      #expect(date == now)
+      $0.count = 1
+    }
+    await store.send(.start)
+    await store.receive(.increment) {
+      @Dependency(\.date.now) var date: Date
+      #expect(date == now)
+      $0.count = 2
+    }
+    store.assert { _ in
+      @Dependency(\.date.now) var date: Date
+      #expect(date == now)
+    }
   }
 
   @Test func aSkippedEffectKeepsRunningAndItsActionsAreReceived() async {
