@@ -173,6 +173,7 @@ let package = Package(
         "SpoolCore", "SpoolProfiling",
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Tracing", package: "swift-distributed-tracing"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
     .target(

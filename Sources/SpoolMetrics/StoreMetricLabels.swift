@@ -1,19 +1,21 @@
 /// The labels of the metrics that ``MetricsInstrumentation`` reports, and of their dimensions.
 ///
-/// Backends that export to Prometheus use the labels as metric names; a Prometheus backend
-/// whose default histogram buckets start in milliseconds needs finer buckets for these timers
-/// (see <doc:SpoolMetrics>).
+/// Backends that export to Prometheus use the labels as metric names. With
+/// ``MetricsRecording/timers``, a Prometheus backend whose default histogram buckets start in
+/// milliseconds needs finer buckets for the two timers (see <doc:SpoolMetrics>).
 ///
 /// ```swift
-/// let reduce = try testMetrics.expectTimer(
-///   StoreMetricLabels.reduce,
+/// let reduceCount = try testMetrics.expectCounter(
+///   StoreMetricLabels.reduce + "_count",
 ///   [(StoreMetricLabels.store, "checkout"), (StoreMetricLabels.action, "tap")]
 /// )
 /// ```
 public enum StoreMetricLabels {
-  /// A `Timer` per action case: from `send`/`enqueue` to the start of the action's reduce.
+  /// Per action case, the time from `send`/`enqueue` to the start of the action's reduce: a
+  /// histogram, published as the counters `…_bucket` (with ``bucketBound``), `…_sum` and
+  /// `…_count`, or with ``MetricsRecording/timers`` a `Timer` of this label.
   public static let queueWait = "spool_action_queue_wait_seconds"
-  /// A `Timer` per action case: the time its reduce took.
+  /// Per action case, the time its reduce took, published as ``queueWait`` is.
   public static let reduce = "spool_action_reduce_seconds"
   /// A `Counter` per action case and outcome: effects that ended.
   public static let effects = "spool_effects_total"
@@ -26,4 +28,7 @@ public enum StoreMetricLabels {
   public static let action = "action"
   /// The dimension naming an effect's outcome: `finished`, `cancelled` or `failed`.
   public static let outcome = "outcome"
+  /// The dimension of a histogram's `…_bucket` counter: its upper bound in seconds, as
+  /// Prometheus writes it (`1e-06`, `0.001`, `+Inf`).
+  public static let bucketBound = "le"
 }

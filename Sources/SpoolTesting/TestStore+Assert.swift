@@ -1,3 +1,5 @@
+import Dependencies
+
 extension TestStore {
   /// Asserts what the current state is, without sending an action.
   ///
@@ -15,9 +17,9 @@ extension TestStore {
   /// }
   /// ```
   ///
-  /// The state is the state after the last action the test store reduced: it does not run
-  /// effects first, so actions they send are reflected once a step (`receive`, `send`, …) has
-  /// reduced them. As in TCA, `assert` is synchronous.
+  /// The state is ``state``, the state as of the last asserted step, as in TCA: actions that
+  /// effects sent are reflected once a step (`receive`, `skipReceivedActions`, `send`) has
+  /// asserted or skipped them. As in TCA, `assert` is synchronous and runs no effect.
   ///
   /// - Parameters:
   ///   - updateStateToExpectedResult: Changes the current state into the state the test
@@ -37,7 +39,9 @@ extension TestStore {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     var expected = state
     do {
-      try updateStateToExpectedResult(&expected)
+      try DependencyValues.$_current.withValue(dependencies) {
+        try updateStateToExpectedResult(&expected)
+      }
     } catch {
       location.fail("Threw error: \(error)")
       return

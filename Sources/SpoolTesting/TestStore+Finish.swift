@@ -75,10 +75,17 @@ extension TestStore {
         """
       )
     }
+    state = receivedActions[receivedActions.count - 1].stateAfter
     receivedActions.removeAll()
   }
 
-  /// Cancels the effects in flight, lets them unwind, and stops tracking them.
+  /// Stops tracking the effects in flight, as TCA does: they are no longer awaited by
+  /// ``finish(timeout:fileID:filePath:line:column:)`` nor reported at the end of the test.
+  ///
+  /// The effects keep running: what they send later is received as usual (and, in an
+  /// exhaustive test, must be asserted). The test store cancels them when it is released. To
+  /// end an effect now, cancel it: ``TestStoreTask/cancel(fileID:filePath:line:column:)`` or
+  /// the feature's own cancelling action.
   ///
   /// - Parameters:
   ///   - strict: Whether to fail when no effect is in flight.
@@ -112,13 +119,16 @@ extension TestStore {
       let count = inFlight.count
       location.skipped(
         """
-        \(count) in-flight effect\(count == 1 ? " was" : "s were") cancelled, originating from:
+        \(count) in-flight effect\(count == 1 ? " was" : "s were") skipped, originating from:
 
         \(inFlight.map { describe($0.effect.origin) }.joined(separator: "\n"))
         """
       )
     }
-    await cancelEffects(inFlight.map(\.id), at: location)
+    for (id, _) in inFlight {
+      mailbox.forget(effect: id)
+      effectTasks[id] = nil
+    }
   }
 
   /// Reports unreceived actions and in-flight effects as ``exhaustivity`` says, then forgets

@@ -217,6 +217,7 @@ extension TestStore {
       expectState(
         from: received.stateBefore, to: received.stateAfter, update: update, at: location
       )
+      state = received.stateAfter
     case let .off(showSkippedAssertions):
       guard let index = receivedActions.firstIndex(where: { isMatching($0.action) }) else {
         location.fail(nothingReceived(expected: expected, notReceived: notReceived))
@@ -236,6 +237,7 @@ extension TestStore {
       expectState(
         from: received.stateBefore, to: received.stateAfter, update: update, at: location
       )
+      state = received.stateAfter
     }
     await runEffectsUntilIdle(at: location)
   }

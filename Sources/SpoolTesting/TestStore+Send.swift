@@ -52,11 +52,14 @@ extension TestStore {
       case .off(showSkippedAssertions: true): location.skipped(message)
       case .off(showSkippedAssertions: false): break
       }
+      // Skipped actions count as asserted: the sent action starts from the state after them.
+      state = reducedState
       receivedActions.removeAll()
     }
-    let before = state
+    let before = reducedState
     let effect = reduce(action)
-    expectState(from: before, to: state, update: updateStateToExpectedResult, at: location)
+    expectState(from: before, to: reducedState, update: updateStateToExpectedResult, at: location)
+    state = reducedState
     let started = start(effect, of: action, at: location)
     await runEffectsUntilIdle(at: location)
     return TestStoreTask(store: self, effects: started.ids, tasks: started.tasks)

@@ -119,8 +119,27 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// ```
   public var dependencies: DependencyValues
 
-  /// The current state: the state after the last action reduced, received or not.
+  /// The state as of the last step the test asserted, as in TCA.
+  ///
+  /// After `send`, it is the state right after the sent action; after `receive`, the state
+  /// right after the received action; after `skipReceivedActions`, the state after the last
+  /// action skipped. Actions that effects sent and the test has not received yet are not in
+  /// it, although the test store has reduced them already. Read inside an assertion closure,
+  /// it is the state before that step.
+  ///
+  /// ```swift
+  /// await store.send(.incrementButtonTapped) {
+  ///   $0.count = 1
+  ///   #expect(store.state.count == 0)  // the state before this step
+  /// }
+  /// #expect(store.state.count == 1)
+  /// ```
   public internal(set) var state: State
+
+  /// The state after the last action the test store reduced, received by the test or not:
+  /// what the next reduce starts from. It runs ahead of ``state`` while reduced actions wait
+  /// in `receivedActions`.
+  var reducedState: State
 
   let reducer: (inout State, Action) -> Effect<Action>
   let executor: TestExecutor
@@ -170,6 +189,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     let mailbox = EffectMailbox<Action>()
     let executor = TestExecutor { [wakeup = mailbox.wakeup] in wakeup.signal() }
     self.state = state
+    self.reducedState = state
     self.dependencies = dependencies
     self.reducer = { reducer.reduce(into: &$0, action: $1) }
     self.mailbox = mailbox

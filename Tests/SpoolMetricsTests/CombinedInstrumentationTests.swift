@@ -12,7 +12,8 @@ import Testing
     let tracer = InMemoryTracer()
     let combined = CombinedInstrumentation(
       recorder,
-      MetricsInstrumentation<Feature.Action>(store: "feature", factory: metrics),
+      MetricsInstrumentation<Feature.Action>(
+        store: "feature", recording: .timers, factory: metrics),
       TracingInstrumentation<Feature.Action>(tracer: tracer)
     )
     #expect(combined.parts.count == 3)

@@ -14,7 +14,7 @@ import Testing
   @Test func recordsTheGivenTimesPerCase() throws {
     let metrics = TestMetrics()
     let instrumentation = MetricsInstrumentation<Feature.Action>(
-      store: "feature", factory: metrics)
+      store: "feature", recording: .timers, factory: metrics)
     instrumentation.actionReduced(.tap, enqueuedAt: 100, startedAt: 150, endedAt: 190)
     instrumentation.actionReduced(.tap, enqueuedAt: 1_000, startedAt: 1_700, endedAt: 1_710)
     instrumentation.actionReduced(
@@ -58,7 +58,7 @@ import Testing
     let factory = CountingMetricsFactory()
     let metrics = factory.metrics
     let instrumentation = MetricsInstrumentation<Feature.Action>(
-      store: "feature", factory: factory)
+      store: "feature", recording: .timers, factory: factory)
     let store = Store(initialState: Feature.State(), instrumentation: instrumentation) {
       Feature()
     }

@@ -1,4 +1,6 @@
 import Clocks
+import Dependencies
+import Foundation
 import Spool
 import SpoolTesting
 import Testing
@@ -153,7 +155,7 @@ import Testing
     } matching: { text(of: $0).contains("There were no received actions to skip") }
   }
 
-  @Test func skipInFlightEffectsCancelsThem() async {
+  @Test func skipInFlightEffectsStopsTrackingThem() async {
     let store = TestStore(initialState: Harness.State()) {
       Harness {
         .run { send in
@@ -164,10 +166,54 @@ import Testing
     }
     await store.send(.start)
     await store.skipInFlightEffects()
+    // Untracked: `finish` neither waits for the effect nor reports it.
     await store.finish()
     await withKnownIssue {
       await store.skipInFlightEffects()
     } matching: { text(of: $0).contains("There were no in-flight effects to skip") }
+  }
+
+  @Test func assertionClosuresRunWithTheTestStoresDependencies() async {
+    let now = Date(timeIntervalSince1970: 1_234_567_890)
+    let store = TestStore(initialState: Harness.State()) {
+      Harness { .send(.increment) }
+    } withDependencies: {
+      $0.date = .constant(now)
+    }
+    // Unoverridden under a test runner, `date` would report an issue: these closures see the
+    // test store's value instead.
+    await store.send(.increment) {
+      @Dependency(\.date.now) var date: Date
+      #expect(date == now)
+      $0.count = 1
+    }
+    await store.send(.start)
+    await store.receive(.increment) {
+      @Dependency(\.date.now) var date: Date
+      #expect(date == now)
+      $0.count = 2
+    }
+    store.assert { _ in
+      @Dependency(\.date.now) var date: Date
+      #expect(date == now)
+    }
+  }
+
+  @Test func aSkippedEffectKeepsRunningAndItsActionsAreReceived() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Harness.State()) {
+      Harness {
+        .run { send in
+          try await clock.sleep(for: .seconds(1))
+          await send(.increment)
+        }
+      }
+    }
+    await store.send(.start)
+    await store.skipInFlightEffects()
+    await clock.advance(by: .seconds(1))
+    await store.receive(.increment) { $0.count = 1 }
+    await store.finish()
   }
 
   @Test func cancellationByIDEndsTheEffect() async {

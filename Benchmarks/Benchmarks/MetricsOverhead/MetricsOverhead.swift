@@ -19,7 +19,7 @@ import SpoolWorkloads
     [
       Workload(
         "metrics-overhead",
-        summary: "counter without instrumentation, beside swift-metrics, Prometheus, recorder",
+        summary: "counter bare, beside swift-metrics (histograms, timers), Prometheus, recorder",
         defaultActions: 2_000_000,
         initialState: CounterFeature.State(),
         reducer: { CounterFeature() },
@@ -36,6 +36,10 @@ import SpoolWorkloads
           instrumented("prometheus") {
             MetricsInstrumentation(store: "counter", factory: prometheusFactory())
           },
+          instrumented("prometheus-timers") {
+            MetricsInstrumentation(
+              store: "counter", recording: .timers, factory: prometheusFactory())
+          },
           instrumented("latency-recorder") { LatencyRecorder() },
           instrumented("recorder+prom") {
             CombinedInstrumentation(
@@ -48,7 +52,8 @@ import SpoolWorkloads
   }
 
   /// A factory on a registry of its own, with timer buckets fine enough for actions (its
-  /// default buckets start at 5 ms), as SpoolMetrics' documentation wires it.
+  /// default buckets start at 5 ms), as SpoolMetrics' documentation wires it for
+  /// `MetricsRecording.timers`.
   static func prometheusFactory() -> PrometheusMetricsFactory {
     var factory = PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())
     let buckets: [Duration] = [

@@ -3,7 +3,8 @@ import SpoolCore
 import SpoolProfiling
 
 /// The metric objects of ``MetricsInstrumentation``, one set per action case, created on a
-/// case's first sight and kept for the instrumentation's lifetime.
+/// case's first sight (a histogram's counters on its first publication) and kept for the
+/// instrumentation's lifetime, with histogram recording's unpublished counts.
 ///
 /// Not generic, for the reason `ActionCaseTable` gives: actions arrive as raw bytes from the
 /// store's unspecialized generic code. Not thread-safe: the instrumentation keeps it in a
@@ -41,7 +42,22 @@ struct MetricsState {
     }
   }
 
+  /// What one publication adds to the counters of one case's two histograms.
+  struct HistogramPublication {
+    var queueWait: (counters: HistogramCounters, counts: PendingHistograms.Counts)
+    var reduce: (counters: HistogramCounters, counts: PendingHistograms.Counts)
+
+    func publish() {
+      queueWait.counters.publish(queueWait.counts)
+      reduce.counters.publish(reduce.counts)
+    }
+  }
+
   private var table: ActionCaseTable
+  /// Histogram recording's unpublished counts; `nil` when recording timers.
+  private var pending: PendingHistograms?
+  // Indexed by the table's slots, created at a case's first publication.
+  private var histograms: [(queueWait: HistogramCounters, reduce: HistogramCounters)?] = []
   // Indexed by the table's slots; `nil` until the case is first reduced (or first ends an
   // effect), so that a backend exports no series for cases it never saw.
   private var actions: [ActionMetrics?] = []
@@ -49,10 +65,13 @@ struct MetricsState {
   private let store: String
   private let factory: any MetricsFactory
 
+  /// - Parameter bounds: The histogram buckets' bounds in nanoseconds, or `nil` for timers.
   init(
-    actionType: Any.Type, size: Int, alignment: Int, store: String, factory: any MetricsFactory
+    actionType: Any.Type, size: Int, alignment: Int, store: String,
+    factory: any MetricsFactory, bounds: [UInt64]?
   ) {
     table = ActionCaseTable(actionType: actionType, size: size, alignment: alignment)
+    pending = bounds.map(PendingHistograms.init(bounds:))
     self.store = store
     self.factory = factory
   }
@@ -70,6 +89,43 @@ struct MetricsState {
       reduce: Timer(label: StoreMetricLabels.reduce, dimensions: dimensions, factory: factory))
     store(metrics, at: slot, in: &actions)
     return metrics
+  }
+
+  /// Counts an action of the case at `action` in histogram recording.
+  ///
+  /// - Returns: Whether nothing was pending before, so that a publication must be scheduled.
+  /// - Complexity: O(nesting depth of the case + buckets) and no allocation, once the case has
+  ///   been seen.
+  mutating func count(
+    forValueAt action: ActionAddress, queueWait: UInt64, reduce: UInt64
+  ) -> Bool {
+    let slot = table.slot(ofValueAt: action.pointer)
+    return pending?.count(slot: slot, queueWait: queueWait, reduce: reduce) ?? false
+  }
+
+  /// Takes every unpublished count with the counters it goes to, creating the counters of a
+  /// case at its first publication.
+  mutating func takePending() -> [HistogramPublication] {
+    guard let taken = pending?.take(), let bounds = pending?.bounds else { return [] }
+    return taken.map { entry in
+      let counters: (queueWait: HistogramCounters, reduce: HistogramCounters)
+      if entry.slot < histograms.count, let existing = histograms[entry.slot] {
+        counters = existing
+      } else {
+        let dimensions = caseDimensions(entry.slot)
+        counters = (
+          queueWait: HistogramCounters(
+            label: StoreMetricLabels.queueWait, bounds: bounds, dimensions: dimensions,
+            factory: factory),
+          reduce: HistogramCounters(
+            label: StoreMetricLabels.reduce, bounds: bounds, dimensions: dimensions,
+            factory: factory)
+        )
+        store(counters, at: entry.slot, in: &histograms)
+      }
+      return HistogramPublication(
+        queueWait: (counters.queueWait, entry.queueWait), reduce: (counters.reduce, entry.reduce))
+    }
   }
 
   /// The effect counters of the case of the action at `action`, created on first use.

@@ -17,7 +17,7 @@ extension TestStore {
   /// Reduces `action` with the test store's dependencies.
   func reduce(_ action: Action) -> Effect<Action> {
     DependencyValues.$_current.withValue(dependencies) {
-      reducer(&state, action)
+      reducer(&reducedState, action)
     }
   }
 
@@ -54,9 +54,10 @@ extension TestStore {
 
   /// Reduces an action an effect sent and records it for `receive`; returns its effect.
   private func record(_ action: Action) -> Effect<Action> {
-    let before = state
+    let before = reducedState
     let effect = reduce(action)
-    receivedActions.append(ReceivedAction(action: action, stateBefore: before, stateAfter: state))
+    receivedActions.append(
+      ReceivedAction(action: action, stateBefore: before, stateAfter: reducedState))
     return effect
   }
 

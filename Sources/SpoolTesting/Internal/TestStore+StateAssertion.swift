@@ -1,4 +1,5 @@
 import CustomDump
+import Dependencies
 
 extension TestStore {
   /// Checks the change from `before` to `after` against `update`, as ``exhaustivity`` says.
@@ -12,6 +13,7 @@ extension TestStore {
     update: ((inout State) throws -> Void)?,
     at location: TestLocation
   ) {
+    let update = update.map(withTestDependencies)
     switch exhaustivity {
     case .on:
       expectExhaustiveState(from: before, to: after, update: update, report: location.fail)
@@ -30,6 +32,16 @@ extension TestStore {
           from: before, to: after, update: update, report: location.skipped
         )
       }
+    }
+  }
+
+  /// `update`, run with the test store's dependencies, as its reducer runs: an assertion
+  /// closure that reads `@Dependency(\.date.now)` sees the test's date, as in TCA.
+  func withTestDependencies(
+    _ update: @escaping (inout State) throws -> Void
+  ) -> (inout State) throws -> Void {
+    { [dependencies] state in
+      try DependencyValues.$_current.withValue(dependencies) { try update(&state) }
     }
   }
 

@@ -34,6 +34,9 @@ public struct CartServer: Sendable {
   ) -> some ApplicationProtocol {
     let router = Router()
     let services: [any Service]
+    // What a scrape does first: the Spool stores' instrumentation publishes the action times
+    // it has counted, so that the exposition holds every action reduced before the request.
+    let publishMetrics: @Sendable () -> Void
     switch configuration.backend {
     case .spool:
       let backend = SpoolCartBackend(
@@ -41,14 +44,18 @@ public struct CartServer: Sendable {
         metricsFactory: PrometheusMetricsFactory(registry: metrics))
       addCartRoutes(to: router, backend: backend)
       services = [backend.service]
+      let instrumentation = backend.instrumentation
+      publishMetrics = { instrumentation.publish() }
     case .actors:
       addCartRoutes(
         to: router,
         backend: ActorCartBackend(reservationDuration: configuration.reservationDuration))
       services = []
+      publishMetrics = {}
     }
     router.get("metrics") { [metrics] _, _ in
-      Response(
+      publishMetrics()
+      return Response(
         status: .ok,
         headers: [.contentType: "text/plain; version=0.0.4"],
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))

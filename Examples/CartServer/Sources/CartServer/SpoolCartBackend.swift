@@ -14,6 +14,8 @@ import SpoolServiceLifecycle
 /// feeds the `cart_live_stores` gauge.
 final class SpoolCartBackend: CartBackend {
   let registry: StoreRegistry<String, CartFeature.State, CartFeature.Action>
+  /// The instrumentation of every cart store; `/metrics` publishes its counts before it renders.
+  let instrumentation: MetricsInstrumentation<CartFeature.Action>
   /// Shuts the registry down gracefully: a service of the application, so that it runs
   /// before the HTTP server and shuts down after it.
   let service: StoreRegistryService<String, CartFeature.State, CartFeature.Action>
@@ -23,6 +25,7 @@ final class SpoolCartBackend: CartBackend {
   ) {
     let instrumentation = MetricsInstrumentation<CartFeature.Action>(
       store: "cart", factory: metricsFactory)
+    self.instrumentation = instrumentation
     let liveCarts = Gauge(label: "cart_live_stores", factory: metricsFactory)
     let reservationDuration = configuration.reservationDuration
     registry = StoreRegistry(
