@@ -64,7 +64,7 @@ public final class PostgresJournalRecorder<Action: Codable & Sendable>: StoreIns
   /// ```
   public var lastSequenceNumber: Int64 { core.withLock { $0.nextSequence - 1 } }
 
-  /// Actions recorded, and actions dropped (after a failure or ``finish()``, or whose
+  /// Actions recorded, and actions dropped (after a failure or an eviction, or whose
   /// encoding threw).
   ///
   /// ```swift
