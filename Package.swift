@@ -21,6 +21,9 @@ let package = Package(
     .library(name: "SpoolMetrics", targets: ["SpoolMetrics"]),
     .library(name: "SpoolLogging", targets: ["SpoolLogging"]),
     .library(name: "SpoolServiceLifecycle", targets: ["SpoolServiceLifecycle"]),
+    // Journals and entity ownership in PostgreSQL: a product of its own, so that nothing else
+    // (the `spool` executable included) compiles or links postgres-nio.
+    .library(name: "SpoolPostgres", targets: ["SpoolPostgres"]),
     .executable(name: "spool", targets: ["spool"]),
   ],
   dependencies: [
@@ -52,6 +55,8 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
     // `swift package generate-documentation` for the DocC catalogs (.ci/run builds them).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // SpoolPostgres' client: journals and ownership leases in PostgreSQL.
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     .target(name: "CSpoolTime"),
@@ -192,6 +197,25 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // The PostgreSQL journal backend and entity ownership (leases and fencing epochs). Only its
+    // own tests and bench executable depend on it.
+    .target(
+      name: "SpoolPostgres",
+      dependencies: [
+        "SpoolCore", "SpoolJournal",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ]
+    ),
+    // Measures SpoolPostgres (durable actions/s with concurrent producers, take-over time)
+    // against a running server; an executable of its own so that `spool` stays free of
+    // postgres-nio.
+    .executableTarget(
+      name: "spool-postgres-bench",
+      dependencies: [
+        "SpoolCore", "SpoolJournal", "SpoolIO", "SpoolPostgres",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ]
+    ),
     .executableTarget(
       name: "spool",
       dependencies: [
@@ -266,6 +290,13 @@ let package = Package(
         "Spool", "SpoolServiceLifecycle",
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "SpoolPostgresTests",
+      dependencies: [
+        "Spool", "SpoolJournal", "SpoolPostgres",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ]
     ),
   ],
