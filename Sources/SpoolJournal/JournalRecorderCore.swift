@@ -81,15 +81,8 @@ final class JournalRecorderCore {
   /// Hands the chunk to the writer (when it holds anything) and takes an empty one with room
   /// for `minimum` bytes.
   private func submitChunk(minimum: Int) {
-    var next: JournalChunk?
-    if chunk.count > 0 { next = writer.submit(chunk) } else { next = chunk }
-    if let reused = next, reused.capacity >= minimum {
-      chunk = reused
-    } else {
-      chunk = JournalChunk(capacity: max(configuration.bufferBytes, minimum))
-    }
-    chunk.count = 0
-    chunk.fileIndex = fileIndex
+    writer.exchange(
+      &chunk, minimum: minimum, bufferBytes: configuration.bufferBytes, fileIndex: fileIndex)
   }
 
   /// Starts a record of `kind` in the record buffer, leaving room for its header.

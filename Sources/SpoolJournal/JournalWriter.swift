@@ -45,6 +45,21 @@ final class JournalWriter: Sendable {
     collector.withLock { $0 = collect }
   }
 
+  /// Hands `chunk` to the writer when it holds anything, and puts in its place an empty chunk
+  /// of file `fileIndex` with room for `minimum` bytes: the one the writer hands back when it is
+  /// large enough (so that a steady recorder allocates no chunk), a new one of
+  /// `max(bufferBytes, minimum)` bytes otherwise.
+  func exchange(_ chunk: inout JournalChunk, minimum: Int, bufferBytes: Int, fileIndex: Int) {
+    let reused = chunk.count > 0 ? submit(chunk) : chunk
+    if let reused, reused.capacity >= minimum {
+      chunk = reused
+    } else {
+      chunk = JournalChunk(capacity: max(bufferBytes, minimum))
+    }
+    chunk.count = 0
+    chunk.fileIndex = fileIndex
+  }
+
   /// Queues `chunk` for writing; returns an empty chunk to fill next, if one is free.
   func submit(_ chunk: JournalChunk) -> JournalChunk? {
     let (action, reuse) = state.withLock { $0.submit(chunk) }

@@ -134,15 +134,8 @@ final class SharedJournalCore {
   }
 
   private func submitChunk(minimum: Int) {
-    var next: JournalChunk?
-    if chunk.count > 0 { next = writer.submit(chunk) } else { next = chunk }
-    if let reused = next, reused.capacity >= minimum {
-      chunk = reused
-    } else {
-      chunk = JournalChunk(capacity: max(configuration.bufferBytes, minimum))
-    }
-    chunk.count = 0
-    chunk.fileIndex = fileIndex
+    writer.exchange(
+      &chunk, minimum: minimum, bufferBytes: configuration.bufferBytes, fileIndex: fileIndex)
   }
 
   @inline(__always)
