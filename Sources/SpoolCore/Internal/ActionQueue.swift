@@ -24,7 +24,7 @@ import Synchronization
 ///   that the consumer's progress does not invalidate the producers' lines on every action.
 /// - The ring starts empty (no slots: every push takes the overflow below) and grows, up to
 ///   `maximumCapacity`, when the consumer has taken actions from the overflow; the drain loop
-///   gives it back when it parks (``resizeIfOverflowed()``, ``park(isolation:)``), so an idle
+///   gives it back when it ends (``resizeIfOverflowed()``, ``endDrain()``), so an idle
 ///   store holds no ring. The `tail` word carries the ring's capacity and which of two ring
 ///   pointers is current with the position (``RingWord``): a producer derives everything it
 ///   writes from the word its CAS succeeded on, and reads the ring's pointer only after it.
@@ -44,13 +44,18 @@ import Synchronization
 ///   a producer that finds it free takes it to reduce on its own thread (``RootCore``), so
 ///   that an uncontended action costs about what a `Mutex` costs instead of a trip through
 ///   the ring to another core.
-/// - Idle→busy: the drain loop parks (a continuation) when it finds nothing. A push from a
-///   thread that does not hold the consumer lock wakes a parked loop, once; a push from the
-///   holder's own thread does not (the holder sees it in program order and takes it, or wakes
-///   the loop for what it leaves). Parking and pushing follow the store-buffering pattern with
-///   sequentially consistent operations (`parked` store, then a look at the queue; `tail`
-///   CAS, then a `parked` load), so one of the two always sees the other; the parking loop
-///   looks with the lock held, waiting for a holder on another thread to unlock first.
+/// - Idle→busy: an idle queue has no drain loop at all (no task, nothing that wakes up). The
+///   `drainIdle` word says whether a drain is scheduled or running; whoever turns it from
+///   idle to busy with a CAS starts one (``ActionQueueDrainer/startDrain()``), so at most one
+///   runs, and it ends once it finds nothing (``endDrain()``). A push from a thread that does
+///   not hold the consumer lock starts a drain if none runs; a push from the holder's own
+///   thread does not (the holder sees it in program order and takes it, or starts a drain for
+///   what it leaves). Ending and pushing follow the store-buffering pattern with sequentially
+///   consistent operations (`drainIdle` store, then a look at the queue; `tail` CAS, then a
+///   `drainIdle` load), so one of the two always sees the other: either the producer starts
+///   the next drain, or the ending drain finds the action, takes `drainIdle` back with a CAS
+///   and goes on (if that CAS fails, the producer's drain is the one). The ending drain looks
+///   with the lock held, waiting for a holder on another thread to unlock first.
 ///
 /// Budget of ``push(_:)`` with room in the ring: one CAS, six loads, two stores; no allocation.
 /// Budget of a lock and unlock without contention: one load, one CAS, one store.
@@ -89,12 +94,14 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// Whether producers must append to `overflow` (it holds something).
   @usableFromInline let overflowActive = Atomic<Bool>(false)
   @usableFromInline let overflow = Mutex<[Element]>([])
-  /// Whether the drain loop is parked and waits for a wake.
-  @usableFromInline let parked = Atomic<Bool>(false)
+  /// Whether no drain is scheduled or running: `true` → `false` by a CAS starts one.
+  @usableFromInline let drainIdle = Atomic<Bool>(true)
   /// Whether the queue was closed; pushes after that are refused.
   @usableFromInline let closedFlag = Atomic<Bool>(false)
 
-  private let waiter = Mutex<UnsafeContinuation<Bool, Never>?>(nil)
+  /// Who starts a drain: the store's core, from `install` until the last drain after the
+  /// queue closed lets it go (which breaks the cycle core → queue → core).
+  private let drainer = Mutex<(any ActionQueueDrainer)?>(nil)
 
   /// The consumer's side, in its own allocation so that it does not share a cache line with
   /// `tail`. Protected by the consumer lock.
@@ -264,7 +271,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   }
 
   /// Gives back what the queue holds for bursts (the ring, the overflow's spare storage) when
-  /// it is empty; with the consumer lock held, by the drain loop only, as it parks.
+  /// it is empty; with the consumer lock held, by the drain loop only, as it ends.
   func releaseIdleStorage() {
     if consumer.pointee.word.capacity > 0 { _ = replaceRing(capacity: 0) }
     if consumer.pointee.batchIndex == 0 && consumer.pointee.batch.isEmpty {
@@ -281,7 +288,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// about a microsecond, the time a draining consumer needs to free many slots.
   @usableFromInline static var fullSpinLimit: Int { 1_024 }
 
-  /// Appends `element`; wakes the consumer if it is parked.
+  /// Appends `element`; starts a drain if none is scheduled or running.
   ///
   /// - Returns: `false` if the queue is closed (the element is dropped).
   /// - Complexity: O(1); no allocation unless the ring is full.
@@ -290,7 +297,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     if closedFlag.load(ordering: .relaxed) { return false }
     if overflowActive.load(ordering: .acquiring) {
       pushOverflow(element)
-      wakeIfParked()
+      startDrainIfIdle()
       return true
     }
     var word = RingWord(rawValue: tail.pointee.load(ordering: .relaxed))
@@ -301,13 +308,13 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
         // Full. A consumer that is draining makes room within nanoseconds, so wait a little
         // (backpressure that keeps the producer on the fast path); if it does not, take the
         // overflow rather than block. No ring at all: the overflow at once.
-        if capacity != 0, fullSpins < Self.fullSpinLimit, !parked.load(ordering: .relaxed) {
+        if capacity != 0, fullSpins < Self.fullSpinLimit, !drainIdle.load(ordering: .relaxed) {
           fullSpins &+= 1
           word = RingWord(rawValue: tail.pointee.load(ordering: .relaxed))
           continue
         }
         pushOverflow(element)
-        wakeIfParked()
+        startDrainIfIdle()
         return true
       }
       let (exchanged, current) = tail.pointee.weakCompareExchange(
@@ -325,7 +332,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     (slots + index).initialize(to: element)
     base.assumingMemoryBound(to: Atomic<Int>.self)[index]
       .store(word.position &+ 1, ordering: .releasing)
-    wakeIfParked()
+    startDrainIfIdle()
     return true
   }
 
@@ -340,25 +347,37 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     }
   }
 
-  /// Wakes the drain loop if it is parked, unless this thread holds the consumer lock: its
-  /// holder sees its own pushes in program order and takes them, or wakes the loop for what
-  /// it leaves (``unlockConsumer(wakingForLeftovers:)``). A push from another thread always
-  /// wakes a parked loop, which then waits for the holder to unlock (``park(isolation:)``).
+  /// Starts a drain if none is scheduled or running, unless this thread holds the consumer
+  /// lock: its holder sees its own pushes in program order and takes them, or starts a drain
+  /// for what it leaves (``unlockConsumer(wakingForLeftovers:)``). A push from another thread
+  /// always starts one, which then waits for the holder to unlock (``endDrain()``).
   @inlinable
-  func wakeIfParked() {
-    guard parked.load(ordering: .sequentiallyConsistent) else { return }
+  func startDrainIfIdle() {
+    guard drainIdle.load(ordering: .sequentiallyConsistent) else { return }
     if lock.pointee.load(ordering: .relaxed) == Self.threadIdentity { return }
-    wake()
+    startDrain()
   }
 
+  /// Starts a drain if the CAS of `drainIdle` from idle to busy succeeds; the winner is the
+  /// only caller that starts one until that drain ends.
   @usableFromInline
-  func wake() {
+  func startDrain() {
     guard
-      parked.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent)
+      drainIdle.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent)
         .exchanged
     else { return }
-    let continuation = waiter.withLock { $0.take() }
-    continuation?.resume(returning: !closedFlag.load(ordering: .sequentiallyConsistent))
+    let drainer = drainer.withLock { $0 }
+    drainer?.startDrain()
+  }
+
+  /// Sets who starts drains; once, before the queue is shared.
+  func setDrainer(_ drainer: any ActionQueueDrainer) {
+    self.drainer.withLock { $0 = drainer }
+  }
+
+  /// Lets the drainer go; by the last drain, after the queue closed.
+  func releaseDrainer() {
+    drainer.withLock { $0 = nil }
   }
 
   // MARK: The consumer lock
@@ -373,8 +392,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// A holder may pop and owns everything the consumer role protects (in a store: the state,
   /// the reducer, the effects waiting to start) until ``unlockConsumer(wakingForLeftovers:)``.
   /// Not re-entrant: a holder that tries again fails, as any other caller does. The lock word
-  /// holds the holder's thread (``threadIdentity``), so that its own pushes need not wake the
-  /// drain loop.
+  /// holds the holder's thread (``threadIdentity``), so that its own pushes need not start a
+  /// drain.
   ///
   /// - Returns: Whether the caller now holds the lock.
   /// - Complexity: O(1): one load, and one CAS when the lock looks free.
@@ -389,21 +408,21 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
 
   /// Gives the consumer role back.
   ///
-  /// Pushes from other threads woke the drain loop themselves; the holder's own pushes did
-  /// not (``wakeIfParked()``), so a holder that leaves any of them queued passes
+  /// Pushes from other threads started a drain themselves; the holder's own pushes did
+  /// not (``startDrainIfIdle()``), so a holder that leaves any of them queued passes
   /// `wakingForLeftovers: true` (checked before the unlock, in program order).
   ///
   /// - Complexity: O(1): one store.
   @inlinable @inline(__always)
   func unlockConsumer(wakingForLeftovers leftovers: Bool = false) {
     lock.pointee.store(0, ordering: .releasing)
-    if leftovers { wakeIfParkedAfterUnlock() }
+    if leftovers { startDrainAfterUnlock() }
   }
 
-  /// Wakes a parked drain loop after the caller unlocked with its own pushes left behind.
+  /// Starts a drain, if none runs, after the caller unlocked with its own pushes left behind.
   @usableFromInline
-  func wakeIfParkedAfterUnlock() {
-    if parked.load(ordering: .sequentiallyConsistent) { wake() }
+  func startDrainAfterUnlock() {
+    if drainIdle.load(ordering: .sequentiallyConsistent) { startDrain() }
   }
 
   /// Records that the holder leaves work for the drain loop that is not in the queue (a store's
@@ -552,7 +571,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// It polls the sequence of the slot at `head` only (not `tail`, which producers write on
   /// every push), so the poll costs producers one shared cache line per lap of eight slots.
   /// If another holder has taken the lock since, the slot may have been consumed and the poll
-  /// misses it; the caller then parks, and parking looks again with the lock. Called by the
+  /// misses it; the caller then ends its drain, which looks again with the lock. Called by the
   /// drain loop only, the only code that replaces the ring, so the ring it polls stays alive;
   /// with no ring, the pointer it polls is ``noRingSequence`` and the overflow flag tells.
   ///
@@ -563,7 +582,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     for _ in 0..<spins {
       if next.pointee.load(ordering: .acquiring) == head &+ 1 { return true }
       if overflowActive.load(ordering: .relaxed) || isWorkOwed { return true }
-      // Closed: let the caller park, which returns at once and ends the drain loop.
+      // Closed: let the caller end its drain, which then cleans up.
       if closedFlag.load(ordering: .relaxed) { return false }
       // Someone reduces on their own thread: they take what is pushed until they unlock.
       if consumerIsLocked { return false }
@@ -573,46 +592,62 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
         || overflowActive.load(ordering: .sequentiallyConsistent) || isWorkOwed)
   }
 
-  /// Suspends the drain loop until something is pushed or the queue is closed, giving back
-  /// the ring and the overflow's spare storage if nothing is pending. Call it without the
-  /// consumer lock, from the drain loop only (it may replace the ring).
-  ///
-  /// Call it isolated to the store's executor; the check that nothing is pending runs before
-  /// the task suspends, still on that executor. The check takes the consumer lock, waiting
-  /// for a holder on another thread to unlock (a bounded pass); never call it with the lock.
-  ///
-  /// - Returns: `false` if the queue was closed.
-  func park(isolation: isolated (any Actor)? = #isolation) async -> Bool {
-    if closedFlag.load(ordering: .sequentiallyConsistent) { return false }
-    return await withUnsafeContinuation(isolation: isolation) { continuation in
-      waiter.withLock { $0 = continuation }
-      parked.store(true, ordering: .sequentiallyConsistent)
-      if closedFlag.load(ordering: .sequentiallyConsistent) {
-        wake()
-        return
-      }
-      // Something may have arrived between the last look and now, from a producer that saw
-      // the loop still running and did not wake it. Look, with the lock: a holder on another
-      // thread is a few reduces from unlocking, and what it leaves it does not look at again.
-      var attempts = 0
-      while !tryLockConsumer() {
-        // A wake since (a push that saw the loop parked) resumes the continuation: done.
-        if !parked.load(ordering: .relaxed) { return }
-        attempts &+= 1
-        if attempts > 64 { sched_yield() }
-      }
-      let pending = hasPending || isWorkOwed
-      // Idle: nothing of a burst needs to stay resident while the loop waits.
-      if !pending { releaseIdleStorage() }
-      unlockConsumer()
-      if pending { wake() }
-    }
+  /// How a drain that found nothing to do ends (``endDrain()``).
+  enum DrainEnd {
+    /// Something arrived, and this drain took the busy state back: it goes on.
+    case keepDraining
+    /// Nothing is pending, or another drain was started for what arrived: this one returns.
+    case ended
+    /// The queue is closed: this drain is the last one, and cleans up.
+    case closed
   }
 
-  /// Refuses later pushes and wakes the consumer with `false`.
+  /// Marks the queue idle (no drain running), then looks again, with the consumer lock, for
+  /// what arrived meanwhile from a producer that saw the drain still running and started
+  /// none; gives back the ring and the overflow's spare storage when nothing is pending. Call
+  /// it without the consumer lock, from the drain loop only (it may replace the ring),
+  /// isolated to the store's executor. It waits for a holder on another thread to unlock (a
+  /// bounded pass); never call it with the lock.
+  ///
+  /// - Returns: whether the caller goes on draining, returns, or is the last drain of a
+  ///   closed queue. Once it returned ``DrainEnd/closed`` the queue stays busy: no drain is
+  ///   ever started again.
+  func endDrain() -> DrainEnd {
+    if closedFlag.load(ordering: .sequentiallyConsistent) { return .closed }
+    drainIdle.store(true, ordering: .sequentiallyConsistent)
+    if closedFlag.load(ordering: .sequentiallyConsistent) {
+      // `close()` starts a drain too: whichever takes the busy state back cleans up.
+      return takeBusy() ? .closed : .ended
+    }
+    // A holder on another thread is a few reduces from unlocking, and what it leaves it
+    // does not look at again.
+    var attempts = 0
+    while !tryLockConsumer() {
+      // A drain started since (a push that saw the queue idle) takes what arrived: done.
+      if !drainIdle.load(ordering: .relaxed) { return .ended }
+      attempts &+= 1
+      if attempts > 64 { sched_yield() }
+    }
+    let pending = hasPending || isWorkOwed
+    // Idle: nothing of a burst needs to stay resident while no drain runs.
+    if !pending { releaseIdleStorage() }
+    unlockConsumer()
+    guard pending else { return .ended }
+    guard takeBusy() else { return .ended }
+    return closedFlag.load(ordering: .sequentiallyConsistent) ? .closed : .keepDraining
+  }
+
+  /// Turns `drainIdle` from idle to busy; `false` when a drain was started meanwhile.
+  private func takeBusy() -> Bool {
+    drainIdle.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent)
+      .exchanged
+  }
+
+  /// Refuses later pushes, and starts a drain if none runs: the drain that finds the queue
+  /// closed is the last one (``DrainEnd/closed``).
   func close() {
     closedFlag.store(true, ordering: .sequentiallyConsistent)
-    wake()
+    startDrain()
   }
 
   var isClosed: Bool { closedFlag.load(ordering: .sequentiallyConsistent) }
@@ -621,6 +656,14 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// checks again.
   @inlinable
   var isClosedHint: Bool { closedFlag.load(ordering: .relaxed) }
+}
+
+/// Whoever starts an ``ActionQueue``'s drains: a store's core.
+protocol ActionQueueDrainer: AnyObject, Sendable {
+  /// Schedules one drain of the queue, isolated to the store's executor, which reduces until
+  /// the queue is empty and then returns through ``ActionQueue/endDrain()``. Called only by
+  /// the caller that turned the queue from idle to busy, so never while a drain runs.
+  func startDrain()
 }
 
 extension Array {

@@ -35,7 +35,8 @@ struct QueuedAction<Action: Sendable>: Sendable {
 /// spends most of its time looking up generic metadata (`Effect<Action>`, tuples), several
 /// times the cost of the reduce itself (`spool bench counter-send`).
 @usableFromInline
-final class RootCore<R: Reducer & SendableMetatype>: StoreCore, @unchecked Sendable
+final class RootCore<R: Reducer & SendableMetatype>: StoreCore, ActionQueueDrainer,
+  @unchecked Sendable
 where R.State: Sendable {
   // @unchecked Sendable, justified: the state behind `statePointer`, `reducer`, `pendingRuns`,
   // `pendingReserved` and `defaultIdentity` are read and written only by the holder of the
@@ -43,10 +44,10 @@ where R.State: Sendable {
   // lock held", and their callers take it: the drain loop, `finish`, `settle`, the state
   // readers, and producers that reduce on their own thread); the lock is taken with an
   // acquiring CAS and given back with a releasing store, so each holder sees its predecessor's
-  // writes. `drainEntry` and `effectSend` are written once by `install`, before the drain loop
+  // writes. `drainEntry` and `effectSend` are written once by `install`, before any drain
   // starts and before `Store.init` returns, and only read afterwards. `dependenciesKey` points
   // at a global `TaskLocal` object that lives as long as the process and is never written
-  // through. `queue`, `registry`, `observers` and `shutdownFlag` synchronize themselves; every
+  // through. `queue`, `registry`, `observers`, `shutdownFlag` and `drainActivity` synchronize themselves; every
   // other stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
   // `drainBatchLimit`, `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
 
@@ -75,7 +76,7 @@ where R.State: Sendable {
   @exclusivity(unchecked) @usableFromInline var defaultIdentity: Bool?
 
   /// The specialized drain step: reduces up to `limit` queued actions, returns how many.
-  /// Set once by `install` before the drain loop starts.
+  /// Set once by `install`, before any drain starts.
   @usableFromInline var drainEntry: ((RootCore, Int) -> Int)?
 
   /// The `Send` every effect of this store gets: it enqueues. Created once by `install`, in the
@@ -113,10 +114,10 @@ where R.State: Sendable {
     }
   }
 
-  /// How many times the drain loop looks for more work before it parks (a few microseconds).
+  /// How many times a drain looks for more work before it ends (a few microseconds).
   ///
-  /// None on an executor the store was given: there the loop would hold a thread that has
-  /// other work (SpoolIO's event loop reaps completions between jobs), so it parks at once.
+  /// None on an executor the store was given: there the drain would hold a thread that has
+  /// other work (SpoolIO's event loop reaps completions between jobs), so it ends at once.
   let idleSpinLimit: Int
 
   /// How many actions the drain loop reduces before it lets other jobs on the executor run:
@@ -165,7 +166,7 @@ where R.State: Sendable {
     self.timesReduces = instrumentation?.timesReduces ?? false
   }
 
-  /// Installs the specialized drain step and starts the drain loop. Called from the inlinable
+  /// Installs the specialized drain step and lets the queue start drains. Called from the inlinable
   /// `Store.init`, so that the closure is compiled for the concrete reducer.
   @inlinable
   func install() {
@@ -181,12 +182,22 @@ where R.State: Sendable {
     effectSend = Send { action in
       Self.enqueue(action, into: queue, instrumentation: instrumentation)
     }
-    startDrainLoop()
+    attachToQueue()
   }
 
+  /// Makes this core the queue's drainer: from now on, the queue's idle→busy transitions
+  /// start drains (``startDrain()``). No drain runs until then, and none while the store is
+  /// idle.
   @usableFromInline
-  func startDrainLoop() {
-    Task { [self] in await drainLoop(isolation: isolation) }
+  func attachToQueue() {
+    queue.setDrainer(self)
+  }
+
+  /// Starts one drain, which returns once the queue is empty (``ActionQueueDrainer``): a
+  /// detached task, so that it copies none of the producer's task-locals (the drain binds
+  /// the store's own), isolated to the store's executor from its first step.
+  func startDrain() {
+    Task.detached { [self] in await drainLoop(isolation: isolation) }
   }
 
   // MARK: Producers
@@ -260,7 +271,7 @@ where R.State: Sendable {
   /// when nothing else is to be done: the next passes add to them, so that a burst of
   /// actions from one producer starts its effects in batches, as a drain pass does (one task
   /// for the runs that end without suspending; no task for a restart replaced before it
-  /// started), and the unlock wakes the drain loop to start them if no pass comes first.
+  /// started), and the unlock starts a drain to start them if no pass comes first.
   @inlinable @inline(__always)
   func passOnCaller(_ action: Action) -> Bool {
     if _slowPath(queue.hasPending) && !drainBeforeCaller() { return false }
@@ -281,8 +292,8 @@ where R.State: Sendable {
   }
 
   /// Ends the pass of a producer whose effects (run on its thread) pushed actions: reduces up
-  /// to ``callerDrainLimit`` of what is queued and unlocks, waking the drain loop for the rest
-  /// (a holder's own pushes did not wake it).
+  /// to ``callerDrainLimit`` of what is queued and unlocks, starting a drain for the rest
+  /// (a holder's own pushes did not start one).
   @usableFromInline @inline(never)
   func drainAfterCaller(bindingDependencies: Bool) {
     guard let drainEntry else {
@@ -338,14 +349,22 @@ where R.State: Sendable {
 
   // MARK: Executor
 
+  /// One drain: reduces until the queue is empty, then returns (``ActionQueue/endDrain()``);
+  /// started by whoever turned the queue from idle to busy, so at most one runs.
   func drainLoop(isolation: isolated StoreIsolation) async {
     guard drainEntry != nil else {
-      preconditionFailure("Internal inconsistency: the drain loop started before install()")
+      preconditionFailure("Internal inconsistency: a drain started before install()")
     }
+    let running = drainActivity.add(Self.drainStarted, ordering: .relaxed).newValue
+    if running & Self.drainsRunningMask > 1 {
+      drainActivity.bitwiseOr(Self.drainsOverlappedBit, ordering: .relaxed)
+    }
+    defer { drainActivity.subtract(1, ordering: .relaxed) }
     while true {
       // A producer reducing on its own thread holds the lock: it takes what it pushes itself,
-      // and parking looks again once it unlocks.
-      if queue.tryLockConsumer() {
+      // and ending the drain looks again once it unlocks. A closed queue is not drained: its
+      // actions are dropped.
+      if !queue.isClosedHint, queue.tryLockConsumer() {
         let reduced = drainLocked(limit: drainBatchLimit)
         queue.resizeIfOverflowed()
         queue.publishConsumed()
@@ -357,20 +376,50 @@ where R.State: Sendable {
           continue
         }
         // A producer in the middle of a burst is usually a few nanoseconds behind, while
-        // waking a parked drain loop means scheduling a job on the global executor, during
-        // which the ring can fill and producers spill into the overflow. So look again for a
-        // moment first.
+        // starting a drain means scheduling a task on the global executor, during which the
+        // ring can fill and producers spill into the overflow. So look again for a moment
+        // first.
         if queue.awaitPending(spins: idleSpinLimit, after: head) { continue }
       }
-      guard await queue.park() else {
+      switch queue.endDrain() {
+      case .keepDraining:
+        continue
+      case .ended:
+        return
+      case .closed:
         // Shut down. Effects that passes on producers' threads collected and nobody started
-        // are dropped, once their pass has unlocked.
+        // are dropped, once their pass has unlocked; and no drain starts again.
         await lockOnExecutor(isolation: isolation)
         dropPendingEffects()
         queue.unlockConsumer()
+        queue.releaseDrainer()
         return
       }
     }
+  }
+
+  /// What ``drainLoop(isolation:)`` adds to ``drainActivity`` as it starts (it subtracts 1
+  /// as it returns).
+  static var drainStarted: Int { 1 << 32 | 1 }
+  static var drainsRunningMask: Int { 1 << 31 - 1 }
+  static var drainsOverlappedBit: Int { 1 << 31 }
+
+  /// How many drains have started (bits 32 and up), how many run now (bits 0 to 30), and
+  /// whether two ever ran at once (bit 31, which must never be set): for tests of the
+  /// idle→busy protocol. One relaxed add when a drain starts, one when it returns.
+  let drainActivity = Atomic<Int>(0)
+
+  /// How many drains have started since the store was created.
+  package var drainsStarted: Int { drainActivity.load(ordering: .relaxed) >> 32 }
+
+  /// How many drains run now: 0 or 1.
+  package var drainsRunning: Int {
+    drainActivity.load(ordering: .relaxed) & Self.drainsRunningMask
+  }
+
+  /// Whether two drains ever ran at the same time (never, if the idle→busy protocol holds).
+  package var drainsOverlapped: Bool {
+    drainActivity.load(ordering: .relaxed) & Self.drainsOverlappedBit != 0
   }
 
   /// Waits until this task holds the consumer lock; isolated to the store's executor, for
