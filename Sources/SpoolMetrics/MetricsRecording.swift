@@ -2,12 +2,13 @@ import IssueReporting
 
 /// How ``MetricsInstrumentation`` reports action latencies to swift-metrics.
 ///
-/// ``histograms(buckets:publishEvery:)``, the default, counts each action's queue wait and
-/// reduce time into buckets inside the instrumentation and publishes the counts in batches, as
-/// the `Counter`s of a Prometheus histogram (`…_bucket` with an `le` dimension, `…_sum`,
-/// `…_count`): an action costs a lock and two bucket increments, whatever the backend. ``timers``
-/// records both times of every action in a swift-metrics `Timer`, for backends that aggregate
-/// timings themselves (StatsD, OpenTelemetry), at the backend's cost per observation.
+/// ``histograms(buckets:publishEvery:fileID:filePath:line:column:)``, the default, counts
+/// each action's queue wait and reduce time into buckets inside the instrumentation and
+/// publishes the counts in batches, as the `Counter`s of a Prometheus histogram (`…_bucket`
+/// with an `le` dimension, `…_sum`, `…_count`): an action costs a lock and two bucket
+/// increments, whatever the backend. ``timers`` records both times of every action in a
+/// swift-metrics `Timer`, for backends that aggregate timings themselves (StatsD, OpenTelemetry),
+/// at the backend's cost per observation.
 ///
 /// ```swift
 /// let metrics = MetricsInstrumentation<Checkout.Action>(
@@ -31,7 +32,8 @@ public struct MetricsRecording: Sendable, Hashable {
   /// ```
   public static var timers: MetricsRecording { MetricsRecording(kind: .timers) }
 
-  /// The default buckets of ``histograms(buckets:publishEvery:)``: from 100 ns to 10 s, three
+  /// The default buckets of
+  /// ``histograms(buckets:publishEvery:fileID:filePath:line:column:)``: from 100 ns to 10 s, three
   /// per decade below a millisecond, where actions spend their time.
   ///
   /// ```swift
@@ -65,6 +67,10 @@ public struct MetricsRecording: Sendable, Hashable {
   /// - Parameters:
   ///   - buckets: The upper bounds; sorted and deduplicated here.
   ///   - interval: How long counts may wait before they are published.
+  ///   - fileID: The file ID a misuse report names; the caller's by default.
+  ///   - filePath: The file path a misuse report names; the caller's by default.
+  ///   - line: The line a misuse report names; the caller's by default.
+  ///   - column: The column a misuse report names; the caller's by default.
   ///
   /// ```swift
   /// let metrics = MetricsInstrumentation<Checkout.Action>(
