@@ -5,8 +5,8 @@ import IssueReporting
 /// ``histograms(buckets:publishEvery:fileID:filePath:line:column:)``, the default, counts
 /// each action's queue wait and reduce time into buckets inside the instrumentation and
 /// publishes the counts in batches, as the `Counter`s of a Prometheus histogram (`…_bucket`
-/// with an `le` dimension, `…_sum`, `…_count`): an action costs a lock and two bucket
-/// increments, whatever the backend. ``timers`` records both times of every action in a
+/// with an `le` dimension, `…_sum`, `…_count`): an action costs a lock, a case lookup and two
+/// bucket increments, whatever the backend. ``timers`` records both times of every action in a
 /// swift-metrics `Timer`, for backends that aggregate timings themselves (StatsD, OpenTelemetry),
 /// at the backend's cost per observation.
 ///

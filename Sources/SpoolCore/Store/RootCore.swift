@@ -39,17 +39,17 @@ final class RootCore<R: Reducer & SendableMetatype>: StoreCore, ActionQueueDrain
   @unchecked Sendable
 where R.State: Sendable {
   // @unchecked Sendable, justified: the state behind `statePointer`, `reducer`, `pendingRuns`,
-  // `pendingReserved` and `defaultIdentity` are read and written only by the holder of the
-  // queue's consumer lock (every method that touches them is documented "with the consumer
-  // lock held", and their callers take it: the drain loop, `finish`, `settle`, the state
-  // readers, and producers that reduce on their own thread); the lock is taken with an
-  // acquiring CAS and given back with a releasing store, so each holder sees its predecessor's
-  // writes. `drainEntry` and `effectSend` are written once by `install`, before any drain
-  // starts and before `Store.init` returns, and only read afterwards. `dependenciesKey` points
-  // at a global `TaskLocal` object that lives as long as the process and is never written
-  // through. `queue`, `registry`, `observers`, `shutdownFlag` and `drainActivity` synchronize themselves; every
-  // other stored property (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`,
-  // `drainBatchLimit`, `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
+  // `pendingReserved` and `defaultIdentity` are read and written only by the holder of the queue's
+  // consumer lock (every method that touches them is documented "with the consumer lock held", and
+  // their callers take it: the drain loop, `finish`, `settle`, the state readers, and producers
+  // that reduce on their own thread); the lock is taken with an acquiring CAS and given back with a
+  // releasing store, so each holder sees its predecessor's writes. `drainEntry` and `effectSend`
+  // are written once by `install`, before any drain starts and before `Store.init` returns, and
+  // only read afterwards. `dependenciesKey` points at a global `TaskLocal` object that lives as
+  // long as the process and is never written through. `queue`, `registry`, `observers`,
+  // `shutdownFlag` and `drainActivity` synchronize themselves; every other stored property
+  // (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`, `drainBatchLimit`,
+  // `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
@@ -166,8 +166,8 @@ where R.State: Sendable {
     self.timesReduces = instrumentation?.timesReduces ?? false
   }
 
-  /// Installs the specialized drain step and lets the queue start drains. Called from the inlinable
-  /// `Store.init`, so that the closure is compiled for the concrete reducer.
+  /// Installs the specialized drain step and lets the queue start drains. Called from the
+  /// inlinable `Store.init`, so that the closure is compiled for the concrete reducer.
   @inlinable
   func install() {
     drainEntry = { core, limit in core.drainAvailable(limit: limit) }
