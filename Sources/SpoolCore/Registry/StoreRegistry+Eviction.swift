@@ -71,3 +71,41 @@ extension StoreRegistry {
     }
   }
 }
+
+extension StoreRegistry {
+  /// Evicts the store of `id` now, when it is live and evictable: for a store that must not
+  /// serve any more, such as one whose journal refuses its writes because another node took
+  /// its entity over.
+  ///
+  /// The eviction is the one an idle timeout would run: the store reduces what it has queued,
+  /// shuts down, and `onEvict` gets its final state; the next call for `id` creates a new
+  /// store. It returns once the eviction ended, or at once when there was nothing to evict:
+  /// no live store of `id` (none, still being created, or already being evicted), a store
+  /// that a call holds now (`withStore`, `send`), a store whose effects run under
+  /// ``StoreRegistryConfiguration/RunningEffectsPolicy/keepStore``, or a registry shutting
+  /// down (which evicts every store itself).
+  ///
+  /// - Parameter id: The ID of the store to evict.
+  /// - Returns: Whether this call evicted the store.
+  ///
+  /// ```swift
+  /// do {
+  ///   try await carts.send(.add(item), to: cartID)
+  /// } catch let error as PostgresJournalError where error.code == .fenced {
+  ///   await carts.evict(cartID)
+  /// }
+  /// ```
+  @discardableResult
+  public func evict(_ id: ID) async -> Bool {
+    let shard = shards[shardIndex(for: id)]
+    let eviction = shard.contents.withLock { contents -> Task<Void, Never>? in
+      guard case .live(let slot)? = contents.entries[id], isEvictable(slot) else { return nil }
+      beginEviction(of: id, slot: slot, in: &contents, shard: shard)
+      guard case .evicting(let task)? = contents.entries[id] else { return nil }
+      return task
+    }
+    guard let eviction else { return false }
+    await eviction.value
+    return true
+  }
+}

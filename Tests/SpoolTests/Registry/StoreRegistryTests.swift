@@ -240,6 +240,48 @@ struct StoreRegistryTests {
     #expect(await harness.evictions.wait(for: 1) == [1])
   }
 
+  @Test func evictNowEvictsALiveStoreWithItsFinalState() async throws {
+    let harness = Harness()
+    let registry = harness.registry
+    try await registry.send(.add(4), to: 1)
+    try await registry.send(.add(5), to: 2)
+    #expect(await registry.evict(1))
+    #expect(harness.evictions.values == [1])
+    #expect(harness.database.value[1]?.count == 4)
+    #expect(registry.count == 1)
+    // Nothing left to evict: no second eviction, and an unknown ID is no error.
+    #expect(await registry.evict(1) == false)
+    #expect(await registry.evict(99) == false)
+    #expect(harness.evictions.values == [1])
+    // The next call makes a new store from the saved state.
+    #expect(try await registry.send(.add(1), to: 1) { $0.count } == 5)
+    #expect(harness.creationCount == 3)
+  }
+
+  @Test func evictNowLeavesAHeldStoreAlone() async throws {
+    let harness = Harness()
+    let registry = harness.registry
+    let (holder, leave) = await Self.holdStoreOne(registry)
+    #expect(await registry.evict(1) == false)
+    #expect(registry.count == 1)
+    leave.open()
+    try await holder.value
+    #expect(await registry.evict(1))
+    #expect(harness.database.value[1]?.count == 1)
+  }
+
+  @Test func evictNowKeepsAStoreWithRunningEffectsUnderKeepStore() async throws {
+    let harness = Harness()
+    let registry = harness.registry
+    try await registry.send(.startLongEffect, to: 1)
+    #expect(await registry.evict(1) == false)
+    #expect(harness.evictions.values.isEmpty)
+    await registry.shutdown(deadline: .now)
+    #expect(harness.evictions.values == [1])
+    // Once shut down, there is nothing for it to evict.
+    #expect(await registry.evict(1) == false)
+  }
+
   @Test func theBoundEvictsTheLeastRecentlyUsedStore() async throws {
     let harness = Harness(configuration: StoreRegistryConfiguration(maximumLiveStores: 2))
     let registry = harness.registry

@@ -43,11 +43,16 @@ public struct CartFeature: Sendable {
     case notReserved
   }
 
-  public enum Action: Equatable, Sendable {
+  /// Codable, so that a journal can record the actions and replay them.
+  public enum Action: Equatable, Sendable, Codable {
     case addItem(sku: String, quantity: Int)
     case reserve
     case reservationExpired
     case checkout
+    /// Sent once to a cart recovered from its journal: a replay runs no effect, so a reserved
+    /// cart's expiry timer is armed again here (for a whole reservation, since the time of
+    /// the original one is not journaled).
+    case recovered
   }
 
   enum CancelID { case reservation }
@@ -87,11 +92,10 @@ public struct CartFeature: Sendable {
           return .none
         }
         state.status = .reserved
-        return .run { [clock, reservationDuration] send in
-          try await clock.sleep(for: reservationDuration)
-          await send(.reservationExpired)
-        }
-        .cancellable(id: CancelID.reservation, cancelInFlight: true)
+        return expiry
+
+      case .recovered:
+        return state.status == .reserved ? expiry : .none
 
       case .reservationExpired:
         if state.status == .reserved { state.status = .open }
@@ -106,5 +110,15 @@ public struct CartFeature: Sendable {
         return .cancel(id: CancelID.reservation)
       }
     }
+  }
+
+  /// The reservation's timer: expires it after ``reservationDuration``, unless checkout or a
+  /// new reservation cancels it first.
+  var expiry: Effect<Action> {
+    .run { [clock, reservationDuration] send in
+      try await clock.sleep(for: reservationDuration)
+      await send(.reservationExpired)
+    }
+    .cancellable(id: CancelID.reservation, cancelInFlight: true)
   }
 }

@@ -5,6 +5,7 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 import SpoolLogging
+import SpoolPostgres
 
 /// The cart service: Hummingbird routes over a ``CartBackend``, `/metrics` in Prometheus's
 /// text format, run as swift-service-lifecycle services.
@@ -29,9 +30,10 @@ public struct CartServer: Sendable {
   ///
   /// - Parameter onServerRunning: Called with the listening port once the server accepts
   ///   connections.
+  /// - Throws: For the `postgres` backend, a missing URL or a database that cannot be reached.
   public func makeApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-  ) -> some ApplicationProtocol {
+  ) async throws -> some ApplicationProtocol {
     let router = Router()
     let services: [any Service]
     // What a scrape does first: the Spool stores' instrumentation publishes the action times
@@ -46,6 +48,21 @@ public struct CartServer: Sendable {
       services = [backend.service]
       let instrumentation = backend.instrumentation
       publishMetrics = { instrumentation.publish() }
+    case .postgres:
+      guard let url = configuration.postgresURL else {
+        throw CartServerError("the postgres backend needs a PostgreSQL URL (--postgres-url)")
+      }
+      let nodeAddress = configuration.nodeAddress ?? "\(configuration.host):\(configuration.port)"
+      var postgres = try PostgresJournalConfiguration(url: url, nodeAddress: nodeAddress)
+      postgres.schema = configuration.postgresSchema
+      postgres.logger = logger
+      let node = try await PostgresJournalNode.connect(postgres)
+      let backend = PostgresCartBackend(node: node, configuration: configuration, logger: logger)
+      addCartRoutes(to: router, backend: backend)
+      // Shut down in reverse order: the HTTP server, then the carts (snapshots, leases
+      // released), then the node's connections.
+      services = [PostgresNodeService(node: node), backend.service]
+      publishMetrics = {}
     case .actors:
       addCartRoutes(
         to: router,
@@ -76,5 +93,23 @@ public struct CartServer: Sendable {
     // Spool's misuse reports and effects' unhandled errors go to the service's log.
     LoggingIssueReporter.install(logger)
     try await makeApplication().runService()
+  }
+}
+
+/// A cart service that cannot start, and why.
+public struct CartServerError: Error, CustomStringConvertible {
+  public var description: String
+
+  init(_ description: String) { self.description = description }
+}
+
+/// Closes a PostgreSQL node when the service group shuts down: after the services that come
+/// after it in the group, which shut down first.
+struct PostgresNodeService: Service {
+  let node: PostgresJournalNode
+
+  func run() async throws {
+    try? await gracefulShutdown()
+    await node.close()
   }
 }

@@ -6,6 +6,9 @@ public struct CartServerConfiguration: Sendable {
     case spool
     /// A plain actor per cart (the baseline).
     case actors
+    /// A Spool store per cart whose journal and ownership live in PostgreSQL
+    /// (``CartServerConfiguration/postgresURL``): one of several processes sharing a database.
+    case postgres
   }
 
   /// The address to listen on.
@@ -20,6 +23,14 @@ public struct CartServerConfiguration: Sendable {
   public var idleTimeout: Duration
   /// How long effects may run once the graceful shutdown began, before they are cancelled.
   public var shutdownGracePeriod: Duration
+  /// The PostgreSQL of the `postgres` backend, as a URL
+  /// (`postgres://user@127.0.0.1:5432/database`).
+  public var postgresURL: String?
+  /// The PostgreSQL schema that holds the carts' tables (created when missing).
+  public var postgresSchema: String
+  /// The address other processes (and nginx) reach this one at, recorded in PostgreSQL as the
+  /// owner of the carts it holds; `host:port` when `nil`.
+  public var nodeAddress: String?
 
   public init(
     host: String = "127.0.0.1",
@@ -27,7 +38,10 @@ public struct CartServerConfiguration: Sendable {
     backend: Backend = .spool,
     reservationDuration: Duration = .seconds(30),
     idleTimeout: Duration = .seconds(300),
-    shutdownGracePeriod: Duration = .seconds(10)
+    shutdownGracePeriod: Duration = .seconds(10),
+    postgresURL: String? = nil,
+    postgresSchema: String = "spool",
+    nodeAddress: String? = nil
   ) {
     self.host = host
     self.port = port
@@ -35,5 +49,8 @@ public struct CartServerConfiguration: Sendable {
     self.reservationDuration = reservationDuration
     self.idleTimeout = idleTimeout
     self.shutdownGracePeriod = shutdownGracePeriod
+    self.postgresURL = postgresURL
+    self.postgresSchema = postgresSchema
+    self.nodeAddress = nodeAddress
   }
 }

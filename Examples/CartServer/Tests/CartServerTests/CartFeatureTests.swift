@@ -72,4 +72,26 @@ import Testing
     // The timer was cancelled: nothing arrives when its time would have come.
     await clock.advance(by: .seconds(60))
   }
+
+  @Test func aRecoveredReservationArmsItsTimerAgain() async {
+    let clock = TestClock()
+    let store = TestStore(
+      initialState: CartFeature.State(items: ["tea": 1], status: .reserved)
+    ) {
+      CartFeature(reservationDuration: .seconds(30))
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.recovered)
+    await clock.advance(by: .seconds(30))
+    await store.receive(\.reservationExpired) {
+      $0.status = .open
+    }
+  }
+
+  @Test func aRecoveredOpenCartStartsNothing() async {
+    let store = makeStore(clock: TestClock())
+    await store.send(.recovered)
+    // An open cart has no timer to arm: the exhaustive store would fail on a running effect.
+  }
 }
