@@ -149,6 +149,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   var receivedActions: [ReceivedAction] = []
   /// The tasks of each in-flight effect, by ledger ID, so that a test can cancel them.
   var effectTasks: [Int: [Task<Void, any Error>]] = [:]
+  /// The effects started by reducing the actions each effect sent once running, by the ledger
+  /// ID of the sender: cancelling a send's task cancels them too, and theirs in turn, as TCA's
+  /// does. An entry lives while an effect under it is in flight (`pruneEffectTree`).
+  var effectChildren: [Int: [Int]] = [:]
   /// Where the test store was created: the end-of-test failures that belong to no step.
   let location: TestLocation
 

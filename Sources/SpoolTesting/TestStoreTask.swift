@@ -31,7 +31,12 @@ public struct TestStoreTask {
     )
   }
 
-  /// Cancels these effects and runs the test store's effects until they have unwound.
+  /// Cancels these effects, and the effects started by the actions they sent, recursively,
+  /// then runs the test store's effects until they have unwound.
+  ///
+  /// As in TCA, the cancellation cascades: an action that one of these effects sent back, once
+  /// received, may have started effects of its own, and those are cancelled too (and theirs in
+  /// turn). Effects started by actions the test sent itself are not.
   ///
   /// ```swift
   /// await task.cancel()
@@ -82,6 +87,6 @@ extension TestStore: TestStoreEffects {
   nonisolated(nonsending) func cancel(effects ids: [Int], at location: TestLocation) async {
     executor.beginStep()
     defer { executor.endStep() }
-    await cancelEffects(ids, at: location)
+    await cancelEffects(withDescendants(ids), at: location)
   }
 }

@@ -1,4 +1,5 @@
 import Clocks
+import ConcurrencyExtras
 import Dependencies
 import Foundation
 import Spool
@@ -267,6 +268,33 @@ import Testing
     await store.skipInFlightEffects()
   }
 
+  // TCA's `testCascadingTaskCancellation`: the `.task` effect has ended when the test cancels;
+  // the cancellation must still reach what its `.response` started, and so on down.
+  @Test func cancellingASendsTaskCancelsTheEffectsOfTheActionsItsEffectsSent() async {
+    let store = TestStore(initialState: 0) { cascade() }
+    let task = await store.send(.task)
+    await store.receive(.response)
+    await store.receive(.response1)
+    await store.receive(.response2)
+    await task.cancel()
+  }
+
+  @Test func cancellingASendsTaskLeavesTheEffectsOfOtherSends() async {
+    let store = TestStore(initialState: 0) { cascade() }
+    let first = await store.send(.task)
+    await store.receive(.response)
+    await store.receive(.response1)
+    await store.receive(.response2)
+    let second = await store.send(.response2)
+    await first.cancel()
+    #expect(!second.isCancelled)
+    await withKnownIssue {
+      await second.finish(timeout: .zero)
+    } matching: { text(of: $0).contains("Expected task to finish, but it is still in-flight") }
+    await second.cancel()
+    #expect(second.isCancelled)
+  }
+
   @Test func effectsUseTheOverriddenDependencies() async {
     let clock = TestClock()
     let store = TestStore(initialState: Counter.State()) {
@@ -309,6 +337,31 @@ import Testing
     await store.receive(\.factResponse) {
       $0.isLoading = false
       $0.fact = "0 is a good number."
+    }
+  }
+}
+
+private enum CascadeAction: Equatable, Sendable { case task, response, response1, response2 }
+
+/// Each action's effect sends the next one, and all but the first also start an effect that
+/// never ends: only a cascading cancellation ends them.
+private func cascade() -> Reduce<Int, CascadeAction> {
+  Reduce { _, action in
+    switch action {
+    case .task:
+      return .run { send in await send(.response) }
+    case .response:
+      return .merge(
+        .run { _ in try await Task.never() },
+        .run { send in await send(.response1) }
+      )
+    case .response1:
+      return .merge(
+        .run { _ in try await Task.never() },
+        .run { send in await send(.response2) }
+      )
+    case .response2:
+      return .run { _ in try await Task.never() }
     }
   }
 }
