@@ -295,6 +295,37 @@ import Testing
     #expect(second.isCancelled)
   }
 
+  // TCA's `testDismissCancelsEffects`: `dismiss()` in an effect of the root feature dismisses
+  // the test store, which cancels its effects (the one that never ends included).
+  @Test func dismissAtTheRootCancelsTheTestStoresEffects() async {
+    let store = TestStore(initialState: 0) { dismissable() }
+    await store.send(.start) { $0 = 1 }
+    await store.send(.close)
+  }
+
+  // TCA's `testDismissedStoreSend`: a dismissed test store refuses later sends.
+  @Test func aDismissedTestStoreRefusesSends() async {
+    let store = TestStore(initialState: 0) { dismissable() }
+    await store.send(.close)
+    await withKnownIssue {
+      await store.send(.start) { $0 = 1 }
+    } matching: { text(of: $0).contains("Can't send action to dismissed test store.") }
+    #expect(store.state == 0)
+  }
+
+  @Test func aDismissOverrideRunsInsteadOfDismissingTheTestStore() async {
+    let dismissals = LockIsolated(0)
+    let store = TestStore(initialState: 0) {
+      dismissable()
+    } withDependencies: {
+      $0.dismiss = DismissEffect { dismissals.withValue { $0 += 1 } }
+    }
+    await store.send(.close)
+    #expect(dismissals.value == 1)
+    await store.send(.start) { $0 = 1 }
+    await store.skipInFlightEffects()
+  }
+
   @Test func effectsUseTheOverriddenDependencies() async {
     let clock = TestClock()
     let store = TestStore(initialState: Counter.State()) {
@@ -362,6 +393,22 @@ private func cascade() -> Reduce<Int, CascadeAction> {
       )
     case .response2:
       return .run { _ in try await Task.never() }
+    }
+  }
+}
+
+private enum DismissableAction: Equatable, Sendable { case start, close }
+
+/// `.start` counts and starts an effect that never ends; `.close` dismisses the feature.
+private func dismissable() -> Reduce<Int, DismissableAction> {
+  Reduce { state, action in
+    @Dependency(\.dismiss) var dismiss
+    switch action {
+    case .start:
+      state += 1
+      return .run { _ in try await Task.never() }
+    case .close:
+      return .run { _ in await dismiss() }
     }
   }
 }

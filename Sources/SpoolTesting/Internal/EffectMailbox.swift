@@ -29,6 +29,7 @@ final class EffectMailbox<Action: Sendable>: Sendable {
     var actions: [PostedAction] = []
     var inFlight: [Int: InFlightEffect] = [:]
     var nextID = 0
+    var isDismissed = false
   }
 
   private let state = Mutex(State())
@@ -39,6 +40,16 @@ final class EffectMailbox<Action: Sendable>: Sendable {
     state.withLock { $0.actions.append(PostedAction(action: action, effect: id)) }
     wakeup.signal()
   }
+
+  /// Called by `dismiss()` in an effect of the root feature: the test store cancels its effects
+  /// at its next look, and refuses later sends.
+  func dismiss() {
+    state.withLock { $0.isDismissed = true }
+    wakeup.signal()
+  }
+
+  /// Whether an effect of the root feature called `dismiss()`.
+  var isDismissed: Bool { state.withLock { $0.isDismissed } }
 
   /// Takes the posted actions, oldest first.
   func takeActions() -> [PostedAction] {

@@ -39,7 +39,9 @@ extension TestStore {
       let id = mailbox.reserveEffect(of: origin, at: location)
       // A `Send` per effect, so that each action it posts names it (cascading cancellation).
       let send = Send<Action> { mailbox.post($0, fromEffect: id) }
-      let (sends, tasks) = effects.start(effect, send: send) { mailbox.taskEnded(effect: id) }
+      let (sends, tasks) = DismissTarget.currentLocal.withValue(rootDismissal) {
+        effects.start(effect, send: send) { mailbox.taskEnded(effect: id) }
+      }
       mailbox.addTasks(tasks.count, toEffect: id)
       if !tasks.isEmpty {
         ids.append(id)
@@ -66,6 +68,12 @@ extension TestStore {
   ///
   /// - Returns: Whether there were any.
   private func reducePostedActions(at location: TestLocation) -> Bool {
+    if !isDismissed && mailbox.isDismissed {
+      // TCA's behaviour: a dismissed root feature's effects are cancelled, those its pending
+      // actions start included (`cancelAll` also cancels tasks started later).
+      isDismissed = true
+      effects.cancelAll()
+    }
     let actions = mailbox.takeActions()
     for posted in actions {
       let (ids, _) = start(record(posted.action), of: posted.action, at: location)
