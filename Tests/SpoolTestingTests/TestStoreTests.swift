@@ -200,6 +200,28 @@ import Testing
     }
   }
 
+  // TCA's `testDependenciesEarlyBinding`: the initial state, the reducer of a received action
+  // and the assertion closures all see the test store's overridden date.
+  @Test func dependenciesBindEarly() async {
+    let now = Date(timeIntervalSince1970: 1_234_567_890)
+    let store = TestStore(initialState: Dated.State()) {
+      Dated()
+    } withDependencies: {
+      $0.date = .constant(now)
+    }
+    #expect(store.state.date == now)
+    await store.send(.tap) {
+      @Dependency(\.date.now) var date: Date
+      $0.count = 1
+      $0.date = date
+    }
+    await store.receive(.response(42)) {
+      @Dependency(\.date.now) var date: Date
+      $0.count = 42
+      $0.date = date
+    }
+  }
+
   @Test func aSkippedEffectKeepsRunningAndItsActionsAreReceived() async {
     let clock = TestClock()
     let store = TestStore(initialState: Harness.State()) {
@@ -409,6 +431,35 @@ private func dismissable() -> Reduce<Int, DismissableAction> {
       return .run { _ in try await Task.never() }
     case .close:
       return .run { _ in await dismiss() }
+    }
+  }
+}
+
+/// Reads the date when its state is made and when it reduces a response.
+private struct Dated: Reducer {
+  struct State: Equatable, Sendable {
+    var count = 0
+    var date: Date
+    init() {
+      @Dependency(\.date.now) var now: Date
+      self.date = now
+    }
+  }
+  enum Action: Equatable, Sendable {
+    case tap
+    case response(Int)
+  }
+  @Dependency(\.date.now) var now: Date
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .tap:
+      state.count += 1
+      return .run { send in await send(.response(42)) }
+    case let .response(number):
+      state.count = number
+      state.date = now
+      return .none
     }
   }
 }
