@@ -317,6 +317,40 @@ import Testing
     #expect(second.isCancelled)
   }
 
+  // As TCA's: finishing a send's task waits for the effects that the actions its effect sent
+  // started, though the effect itself has ended.
+  @Test func finishingASendsTaskWaitsForTheEffectsOfTheActionsItsEffectsSent() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: 0) {
+      Reduce<Int, CascadeAction> { state, action in
+        switch action {
+        case .task:
+          return .run { send in await send(.response) }
+        case .response:
+          return .run { send in
+            try await clock.sleep(for: .seconds(1))
+            await send(.response1)
+          }
+        case .response1, .response2:
+          state += 1
+          return .none
+        }
+      }
+    }
+    let task = await store.send(.task)
+    await store.receive(.response)
+    await withKnownIssue {
+      await task.finish(timeout: .zero)
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("Expected task to finish, but it is still in-flight")
+        && text.contains("CascadeAction.response")
+    }
+    await clock.advance(by: .seconds(1))
+    await task.finish()
+    await store.receive(.response1) { $0 = 1 }
+  }
+
   // TCA's `testDismissCancelsEffects`: `dismiss()` in an effect of the root feature dismisses
   // the test store, which cancels its effects (the one that never ends included).
   @Test func dismissAtTheRootCancelsTheTestStoresEffects() async {
