@@ -499,10 +499,10 @@ extension SpoolJournalTests {
     }
 
     /// `kill -9` of a process that records eight stores into one shared journal with durable
-    /// acknowledgements, 10 times at random moments: every note the child acknowledged is in
+    /// acknowledgements, 20 times at random moments: every note the child acknowledged is in
     /// its store's recovered state, in order.
     @Test func aKilledProcessLosesNoAcknowledgedActionOfAnyStore() async throws {
-      for round in 0..<10 {
+      for round in 0..<20 {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let child = try KillChild(
