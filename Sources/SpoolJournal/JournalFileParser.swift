@@ -14,6 +14,9 @@ struct JournalFileParser {
     var previousRunID: UInt64
     /// Whether the file's first record is a snapshot.
     var startsWithSnapshot: Bool
+    /// Whether a shared journal's compaction wrote the segment
+    /// (``JournalFormat/compactedSegment``).
+    var isCompacted = false
     /// Where the encoding is in the file.
     var encodingOffset: Int
     /// The byte after the header: the first record.
@@ -116,6 +119,7 @@ struct JournalFileParser {
       version: version, index: index, runID: runID, baseTime: baseTime,
       actionType: actionType, encoding: encoding, previousRunID: previousRunID,
       startsWithSnapshot: flags & JournalFormat.startsWithSnapshot != 0,
+      isCompacted: flags & JournalFormat.compactedSegment != 0,
       encodingOffset: encodingOffset,
       end: crcOffset + 4)
   }

@@ -61,6 +61,11 @@ enum JournalFormat {
   /// The header's flag: the file's first record is a snapshot.
   static let startsWithSnapshot: UInt8 = 1
 
+  /// The header's flag in a shared journal's segment: a compaction wrote it, and each store's
+  /// records in it supersede that store's records in every earlier segment (which a crash may
+  /// have left in place: they are then skipped, never replayed twice).
+  static let compactedSegment: UInt8 = 2
+
   /// The end record's flag: the recorder was given the final state, whose checksum it holds.
   static let endHasState: UInt8 = 1
 

@@ -80,7 +80,7 @@ final class JournalWriter: Sendable {
         do {
           try await write(chunk, cursor: &cursor)
         } catch {
-          failure = error
+          failure = naming(error, file: chunk.fileIndex)
         }
         let done = cursor
         self.cursor.withLock { $0 = done }
@@ -93,7 +93,7 @@ final class JournalWriter: Sendable {
         do {
           try await cursor.file?.syncData()
         } catch {
-          failure = error
+          failure = naming(error, file: cursor.index)
         }
         let ready = state.withLock { $0.synced(through: through, error: failure) }
         for waiter in ready { waiter.resume() }
@@ -102,6 +102,14 @@ final class JournalWriter: Sendable {
         return
       }
     }
+  }
+
+  /// `error` naming the journal's file `index` when it names a descriptor only: the error
+  /// every durable waiter gets must say which file the disk refused (`write("….3.journal")`).
+  private func naming(_ error: any Error, file index: Int) -> any Error {
+    guard var error = error as? IOError, error.target.path == nil else { return error }
+    error.target = .path(JournalFormat.filePath(path, index: index))
+    return error
   }
 
   private func write(_ chunk: JournalChunk, cursor: inout Cursor) async throws {

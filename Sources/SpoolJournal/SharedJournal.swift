@@ -180,7 +180,7 @@ public final class SharedJournal<
       let index = try SharedJournalIndexFile.decode(indexBytes, file: indexFile)
       if index.segment == segment, index.runID == header.runID, index.segmentBytes == size {
         opening.indexedSegments += 1
-        core.load(segment: segment, index.stores)
+        core.load(segment: segment, index.stores, supersedes: header.isCompacted)
         return
       }
       opening.staleIndexes += 1
@@ -191,7 +191,7 @@ public final class SharedJournal<
     let (stores, cut) = try SharedJournalIndexFile.scan(
       bytes, file: file, segment: segment, header: header)
     if let cut { opening.cuts.append(cut) }
-    core.load(segment: segment, stores)
+    core.load(segment: segment, stores, supersedes: header.isCompacted)
     // The segment is never written again (a run starts a segment of its own): its index,
     // covering its length as it is, stays valid. Best effort: without it, the next open
     // scans the segment again.
@@ -309,7 +309,22 @@ public final class SharedJournal<
   private func recover<R: Reducer<State, Action>>(
     slot: Int, name: String, initialState: State, _ reducer: R
   ) async throws(JournalError) -> SharedJournalRecovery<State> {
-    let extents = sink.core.withLock { $0.stores[slot].extents }
+    while true {
+      let (extents, epoch) = sink.core.withLock { ($0.stores[slot].extents, $0.layoutEpoch) }
+      do {
+        return try await recover(
+          extents: extents, name: name, initialState: initialState, reducer)
+      } catch {
+        // A compaction copied the records read here and removed their segments meanwhile:
+        // the records are whole in their new place, read them there.
+        guard sink.core.withLock({ $0.layoutEpoch }) != epoch else { throw error }
+      }
+    }
+  }
+
+  private func recover<R: Reducer<State, Action>>(
+    extents: [SharedExtent], name: String, initialState: State, _ reducer: R
+  ) async throws(JournalError) -> SharedJournalRecovery<State> {
     let expectedKey = Array(name.utf8)
     let read = JournalActionEncoding.reader(for: Action.self)
     var recovery = SharedJournalRecovery(state: initialState)
@@ -541,41 +556,6 @@ public final class SharedJournal<
   /// ```
   public func flush() async throws {
     try await sink.flush()
-  }
-
-  /// Removes the sealed segments (and their index files) that no store needs any more: those
-  /// in which every store with a record has its newest snapshot in a later segment.
-  ///
-  /// Nothing is removed before the snapshots that make a segment removable are synced. A
-  /// segment that holds some store's newest snapshot, or an action after it, stays: a store
-  /// that is never evicted, or evicted once and never made again, keeps its segment (copying
-  /// such records forward is not done).
-  ///
-  /// - Returns: The segments removed.
-  /// - Throws: The `IOError` of a sync or removal.
-  ///
-  /// ```swift
-  /// let removed = try await journal.compact()
-  /// ```
-  @discardableResult
-  public func compact() async throws -> [Int] {
-    let (removable, through) = sink.core.withLock { core in
-      (core.removableSegments(), sink.writer.submittedChunks + (core.hasPendingBytes ? 1 : 0))
-    }
-    guard !removable.isEmpty else { return [] }
-    try await sink.writer.waitUntilDurable(through: through)
-    for segment in removable {
-      // The segment first: an index left without its segment is never read.
-      try await FileOperations.removeFile(
-        JournalFormat.filePath(path, index: segment), engine: engine)
-      do {
-        try await FileOperations.removeFile(
-          SharedJournalIndexFile.path(path, segment: segment), engine: engine)
-      } catch let error as IOError where error.errno == ENOENT {}
-      _ = sink.core.withLock { $0.segmentSlots.removeValue(forKey: segment) }
-    }
-    try await JournalFiles.syncFolder(of: path, engine: engine)
-    return removable
   }
 
   /// Stops recording, writes and syncs every record, and writes the last segment's index.

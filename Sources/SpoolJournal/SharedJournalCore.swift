@@ -8,7 +8,9 @@
 /// order its records are in the segments, so recovery reads exactly them; `segmentExtents` are
 /// every record of the store in the segment being filled (the index file of that segment once
 /// it is sealed); `segmentSlots` names, for each sealed segment on disk, the stores with a
-/// record in it (what compaction checks).
+/// record in it (what compaction checks). A compaction's segment (`compactedSegments`) holds
+/// copies that replace its stores' records in every earlier segment; it is numbered after
+/// every record it copies and before every record made once it was planned.
 final class SharedJournalCore {
   struct Store {
     var key: [UInt8]
@@ -89,19 +91,23 @@ final class SharedJournalCore {
     return slot
   }
 
-  /// Takes the records of one sealed segment read when the journal was opened.
-  func load(segment: Int, _ segmentStores: SharedSegmentStores) {
+  /// Takes the records of one sealed segment read when the journal was opened; with
+  /// `supersedes` (a compaction's segment), each store's records in it replace its records
+  /// in the earlier segments.
+  func load(segment: Int, _ segmentStores: SharedSegmentStores, supersedes: Bool = false) {
     var present: [Int] = []
     present.reserveCapacity(segmentStores.keys.count)
     for (key, extents) in zip(segmentStores.keys, segmentStores.extents) {
       let slot = slot(for: key)
       present.append(slot)
+      if supersedes { stores[slot].extents.removeAll(keepingCapacity: true) }
       for extent in extents {
         if extent.isSnapshot { stores[slot].extents.removeAll(keepingCapacity: true) }
         stores[slot].extents.append(extent)
       }
     }
     segmentSlots[segment] = present
+    if supersedes { compactedSegments.insert(segment) }
   }
 
   /// Marks `slot` as recording for a new store; `nil` when a store of it records already.
@@ -298,6 +304,94 @@ final class SharedJournalCore {
     }
     isFinished = true
     return seal
+  }
+
+  /// Bumped each time a compaction moves records to another segment: a recovery that read
+  /// extents of an earlier layout, and failed, reads the store's extents again.
+  private(set) var layoutEpoch = 0
+  /// Whether a compaction runs: compactions never overlap.
+  var isCompacting = false
+  /// Sealed segments that a compaction wrote (every record in them was live when copied).
+  var compactedSegments: Set<Int> = []
+
+  /// A compaction that copies stores' live records forward, planned by
+  /// `planCompaction(limit:)`.
+  struct CompactionPlan: Sendable {
+    /// The segment number set aside for the copies.
+    var segment: Int
+    /// The chunks the sealed segments' records are in: synced before they are read.
+    var through: Int
+    /// The stores to copy (their extents when the plan was made, all before `segment`).
+    var copies: [(slot: Int, key: [UInt8], extents: [SharedExtent])]
+    var due: Due
+  }
+
+  /// What a compaction does: `nil` when every sealed segment can simply be removed (or there
+  /// is none); otherwise seals the segment being filled, sets the next segment number aside
+  /// for the copies (later records go to the one after it, so the copies sort between every
+  /// record they copy and every record after them), and names the stores to copy: every store
+  /// with records, up to `limit` bytes of them (counting 10 more bytes per record: a copied
+  /// action's time delta may grow).
+  func planCompaction(limit: Int) -> CompactionPlan? {
+    let sealed = segmentSlots.keys.filter { $0 < fileIndex || isFinished }
+    let removable = Set(removableSegments())
+    // Copying pays when a needed segment holds a record no store needs: any segment but a
+    // compaction's, whose records were all live, until one of its stores moved on.
+    let worthCopying = sealed.contains { segment in
+      guard !removable.contains(segment) else { return false }
+      guard compactedSegments.contains(segment) else { return true }
+      return (segmentSlots[segment] ?? []).contains { slot in
+        guard let first = stores[slot].extents.first else { return true }
+        return Int(first.segment) > segment
+      }
+    }
+    guard worthCopying else { return nil }
+    var due: Due = []
+    let segment: Int
+    if isFinished {
+      segment = fileIndex + 1
+      fileIndex = segment
+    } else {
+      if fileStarted {
+        let payload = [JournalFormat.RecordKind.rotation.rawValue]
+        let rotation = JournalFormat.recordHeader(payload: payload) + payload
+        if chunk.remaining < rotation.count { submitChunk(minimum: rotation.count) }
+        chunk.append(rotation)
+        fileBytes += rotation.count
+        let index = sealSegment()
+        submitChunk(minimum: 0)
+        seals.append(Seal(segment: fileIndex, bytes: index, through: writer.submittedChunks))
+        due.insert(.seal)
+        fileIndex += 1
+        fileStarted = false
+      }
+      segment = fileIndex
+      fileIndex += 1
+      chunk.fileIndex = fileIndex
+    }
+    var copies: [(slot: Int, key: [UInt8], extents: [SharedExtent])] = []
+    var bytes = 0
+    for slot in stores.indices where !stores[slot].extents.isEmpty {
+      let size = stores[slot].extents.reduce(0) { $0 + $1.length + 10 }
+      guard bytes + size <= limit else { continue }
+      bytes += size
+      copies.append((slot, stores[slot].key, stores[slot].extents))
+    }
+    return CompactionPlan(
+      segment: segment, through: writer.submittedChunks, copies: copies, due: due)
+  }
+
+  /// Points each copied store at its copies in `segment`, unless it wrote a snapshot since
+  /// the plan (its copies are then superseded already), and lists the segment's stores.
+  func installCopies(
+    segment: Int, _ copies: [(slot: Int, old: [SharedExtent], new: [SharedExtent])]
+  ) {
+    for copy in copies where stores[copy.slot].extents.starts(with: copy.old) {
+      stores[copy.slot].extents.replaceSubrange(0..<copy.old.count, with: copy.new)
+    }
+    segmentSlots[segment] = copies.map { $0.slot }
+    compactedSegments.insert(segment)
+    layoutEpoch += 1
   }
 
   /// Sealed segments that no store needs: every store with a record in one has its newest

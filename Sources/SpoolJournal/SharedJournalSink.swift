@@ -18,6 +18,9 @@ final class SharedJournalSink: Sendable {
   /// Index files being written for sealed segments; ``close()`` waits for them.
   private let sealing = Mutex<[Int: Task<Void, Never>]>([:])
   private let nextSeal = Atomic<Int>(0)
+  /// Called by a compaction after each of its steps; a test sets it to stop one partway, as a
+  /// crash or an I/O failure there would.
+  let compactionFault = Mutex<(@Sendable (SharedJournalCompactionStep) throws -> Void)?>(nil)
 
   init(
     path: String, engine: IOEngine, configuration: JournalConfiguration,
@@ -105,16 +108,22 @@ final class SharedJournalSink: Sendable {
     }
     let written = try await writer.finish()
     if let seal { try await writeIndex(seal) }
-    // A task that ended before it was entered stays entered: taken out and awaited here too.
-    while true {
-      let pending = sealing.withLock { tasks in
-        defer { tasks.removeAll() }
-        return Array(tasks.values)
-      }
-      if pending.isEmpty { break }
-      for task in pending { await task.value }
-    }
+    await waitForSeals()
     return (recorded, dropped, written.files, written.bytes)
+  }
+
+  /// Waits until the index files of the segments sealed so far are written (or failed).
+  func waitForSeals() async {
+    // A task that ended before it was entered stays entered: awaited here, then taken out.
+    // Concurrent callers (a compaction, `close`) each await every task they find.
+    while true {
+      let pending = sealing.withLock { Array($0) }
+      if pending.isEmpty { break }
+      for (_, task) in pending { await task.value }
+      sealing.withLock { tasks in
+        for (id, _) in pending { tasks.removeValue(forKey: id) }
+      }
+    }
   }
 }
 

@@ -39,6 +39,20 @@ extension TestStore {
     defer { executor.endStep() }
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     await runEffectsUntilIdle(at: location)
+    guard !isDismissed else {
+      location.fail(
+        """
+        Can't send action to dismissed test store. …
+
+          Action:
+        \(describe(action))
+
+        An effect of the root feature called "dismiss()": the test store cancelled its effects \
+        and takes no more actions.
+        """
+      )
+      return TestStoreTask(store: self, effects: [], tasks: [])
+    }
     if !receivedActions.isEmpty {
       let message = """
         Must handle \(receivedActions.count) received \

@@ -149,6 +149,16 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   var receivedActions: [ReceivedAction] = []
   /// The tasks of each in-flight effect, by ledger ID, so that a test can cancel them.
   var effectTasks: [Int: [Task<Void, any Error>]] = [:]
+  /// The effects started by reducing the actions each effect sent once running, by the ledger
+  /// ID of the sender: cancelling a send's task cancels them too, and theirs in turn, as TCA's
+  /// does. An entry lives while an effect under it is in flight (`pruneEffectTree`).
+  var effectChildren: [Int: [Int]] = [:]
+  /// Whether the test store has cancelled its effects because its root feature dismissed
+  /// itself (`dismiss()` in one of its effects); from then on, `send` is refused.
+  var isDismissed = false
+  /// What `dismiss()` does in an effect of the root feature: bound around every effect the
+  /// test store starts; a presented child's own target overrides it in the child's effects.
+  let rootDismissal: DismissTarget
   /// Where the test store was created: the end-of-test failures that belong to no step.
   let location: TestLocation
 
@@ -195,6 +205,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     self.mailbox = mailbox
     self.executor = executor
     self.effects = EffectStarter(executor: executor)
+    self.rootDismissal = DismissTarget { mailbox.dismiss() }
     self.location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 

@@ -11,8 +11,12 @@ public struct TestStoreTask {
   let effects: [Int]
   let tasks: [Task<Void, any Error>]
 
-  /// Runs the test store's effects until these have ended; fails the test if they are still
-  /// running after `timeout` (the store's own timeout if `nil`).
+  /// Runs the test store's effects until these have ended, with the effects started by the
+  /// actions they sent, recursively; fails the test if they are still running after `timeout`
+  /// (the store's own timeout if `nil`).
+  ///
+  /// As TCA's does, it waits for the whole chain: an action one of these effects sent, once
+  /// reduced, may start effects of its own, and those are waited for too (and theirs in turn).
   ///
   /// ```swift
   /// await store.send(.saveButtonTapped).finish()
@@ -31,7 +35,12 @@ public struct TestStoreTask {
     )
   }
 
-  /// Cancels these effects and runs the test store's effects until they have unwound.
+  /// Cancels these effects, and the effects started by the actions they sent, recursively,
+  /// then runs the test store's effects until they have unwound.
+  ///
+  /// As in TCA, the cancellation cascades: an action that one of these effects sent back, once
+  /// received, may have started effects of its own, and those are cancelled too (and theirs in
+  /// turn). Effects started by actions the test sent itself are not.
   ///
   /// ```swift
   /// await task.cancel()
@@ -64,9 +73,13 @@ extension TestStore: TestStoreEffects {
   ) async {
     executor.beginStep()
     defer { executor.endStep() }
-    let isDone = { ids.allSatisfy { !self.mailbox.isInFlight(effect: $0) } }
+    // The whole tree, as for `cancel`: effects of actions these sent count, found as they start.
+    let isDone = {
+      self.withDescendants(ids).allSatisfy { !self.mailbox.isInFlight(effect: $0) }
+    }
     await runEffects(until: isDone, timeout: timeout ?? self.timeout, at: location)
-    let running = mailbox.inFlight.filter { ids.contains($0.id) }
+    let tree = Set(withDescendants(ids))
+    let running = mailbox.inFlight.filter { tree.contains($0.id) }
     guard !running.isEmpty else { return }
     let actions = running.map { describe($0.effect.origin) }.joined(separator: "\n")
     location.fail(
@@ -82,6 +95,6 @@ extension TestStore: TestStoreEffects {
   nonisolated(nonsending) func cancel(effects ids: [Int], at location: TestLocation) async {
     executor.beginStep()
     defer { executor.endStep() }
-    await cancelEffects(ids, at: location)
+    await cancelEffects(withDescendants(ids), at: location)
   }
 }

@@ -429,8 +429,8 @@ extension SpoolJournalTests {
       }
     }
 
-    /// Compaction removes a segment once every store with a record in it has a newer
-    /// snapshot; a store that is never evicted keeps its segments; recovery after it is exact.
+    /// Compaction removes the segments before it: stores 0-3 are evicted (their snapshots are
+    /// copied forward), store 9 never is (its actions are); recovery after it is exact.
     @Test func compactionRemovesSegmentsSnapshottedPast() async throws {
       let directory = TemporaryDirectory()
       defer { directory.remove() }
@@ -441,7 +441,6 @@ extension SpoolJournalTests {
       try await journal.flush()
       let segmentsBefore = directory.entries().filter { $0.hasSuffix(".journal") }.count
       let late = try await Self.recordInterleaved(journal, stores: 9..<10, rounds: 0..<40)
-      #expect(try await journal.compact().isEmpty)
       for id in 0..<4 {
         #expect(try await journal.evict(id, finalState: await early[id]!.state))
       }
@@ -499,10 +498,10 @@ extension SpoolJournalTests {
     }
 
     /// `kill -9` of a process that records eight stores into one shared journal with durable
-    /// acknowledgements, 10 times at random moments: every note the child acknowledged is in
+    /// acknowledgements, 20 times at random moments: every note the child acknowledged is in
     /// its store's recovered state, in order.
     @Test func aKilledProcessLosesNoAcknowledgedActionOfAnyStore() async throws {
-      for round in 0..<10 {
+      for round in 0..<20 {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let child = try KillChild(

@@ -1,4 +1,5 @@
 import Clocks
+import ConcurrencyExtras
 import Dependencies
 import Foundation
 import Spool
@@ -199,6 +200,28 @@ import Testing
     }
   }
 
+  // TCA's `testDependenciesEarlyBinding`: the initial state, the reducer of a received action
+  // and the assertion closures all see the test store's overridden date.
+  @Test func dependenciesBindEarly() async {
+    let now = Date(timeIntervalSince1970: 1_234_567_890)
+    let store = TestStore(initialState: Dated.State()) {
+      Dated()
+    } withDependencies: {
+      $0.date = .constant(now)
+    }
+    #expect(store.state.date == now)
+    await store.send(.tap) {
+      @Dependency(\.date.now) var date: Date
+      $0.count = 1
+      $0.date = date
+    }
+    await store.receive(.response(42)) {
+      @Dependency(\.date.now) var date: Date
+      $0.count = 42
+      $0.date = date
+    }
+  }
+
   @Test func aSkippedEffectKeepsRunningAndItsActionsAreReceived() async {
     let clock = TestClock()
     let store = TestStore(initialState: Harness.State()) {
@@ -267,6 +290,98 @@ import Testing
     await store.skipInFlightEffects()
   }
 
+  // TCA's `testCascadingTaskCancellation`: the `.task` effect has ended when the test cancels;
+  // the cancellation must still reach what its `.response` started, and so on down.
+  @Test func cancellingASendsTaskCancelsTheEffectsOfTheActionsItsEffectsSent() async {
+    let store = TestStore(initialState: 0) { cascade() }
+    let task = await store.send(.task)
+    await store.receive(.response)
+    await store.receive(.response1)
+    await store.receive(.response2)
+    await task.cancel()
+  }
+
+  @Test func cancellingASendsTaskLeavesTheEffectsOfOtherSends() async {
+    let store = TestStore(initialState: 0) { cascade() }
+    let first = await store.send(.task)
+    await store.receive(.response)
+    await store.receive(.response1)
+    await store.receive(.response2)
+    let second = await store.send(.response2)
+    await first.cancel()
+    #expect(!second.isCancelled)
+    await withKnownIssue {
+      await second.finish(timeout: .zero)
+    } matching: { text(of: $0).contains("Expected task to finish, but it is still in-flight") }
+    await second.cancel()
+    #expect(second.isCancelled)
+  }
+
+  // As TCA's: finishing a send's task waits for the effects that the actions its effect sent
+  // started, though the effect itself has ended.
+  @Test func finishingASendsTaskWaitsForTheEffectsOfTheActionsItsEffectsSent() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: 0) {
+      Reduce<Int, CascadeAction> { state, action in
+        switch action {
+        case .task:
+          return .run { send in await send(.response) }
+        case .response:
+          return .run { send in
+            try await clock.sleep(for: .seconds(1))
+            await send(.response1)
+          }
+        case .response1, .response2:
+          state += 1
+          return .none
+        }
+      }
+    }
+    let task = await store.send(.task)
+    await store.receive(.response)
+    await withKnownIssue {
+      await task.finish(timeout: .zero)
+    } matching: { issue in
+      let text = text(of: issue)
+      return text.contains("Expected task to finish, but it is still in-flight")
+        && text.contains("CascadeAction.response")
+    }
+    await clock.advance(by: .seconds(1))
+    await task.finish()
+    await store.receive(.response1) { $0 = 1 }
+  }
+
+  // TCA's `testDismissCancelsEffects`: `dismiss()` in an effect of the root feature dismisses
+  // the test store, which cancels its effects (the one that never ends included).
+  @Test func dismissAtTheRootCancelsTheTestStoresEffects() async {
+    let store = TestStore(initialState: 0) { dismissable() }
+    await store.send(.start) { $0 = 1 }
+    await store.send(.close)
+  }
+
+  // TCA's `testDismissedStoreSend`: a dismissed test store refuses later sends.
+  @Test func aDismissedTestStoreRefusesSends() async {
+    let store = TestStore(initialState: 0) { dismissable() }
+    await store.send(.close)
+    await withKnownIssue {
+      await store.send(.start) { $0 = 1 }
+    } matching: { text(of: $0).contains("Can't send action to dismissed test store.") }
+    #expect(store.state == 0)
+  }
+
+  @Test func aDismissOverrideRunsInsteadOfDismissingTheTestStore() async {
+    let dismissals = LockIsolated(0)
+    let store = TestStore(initialState: 0) {
+      dismissable()
+    } withDependencies: {
+      $0.dismiss = DismissEffect { dismissals.withValue { $0 += 1 } }
+    }
+    await store.send(.close)
+    #expect(dismissals.value == 1)
+    await store.send(.start) { $0 = 1 }
+    await store.skipInFlightEffects()
+  }
+
   @Test func effectsUseTheOverriddenDependencies() async {
     let clock = TestClock()
     let store = TestStore(initialState: Counter.State()) {
@@ -309,6 +424,76 @@ import Testing
     await store.receive(\.factResponse) {
       $0.isLoading = false
       $0.fact = "0 is a good number."
+    }
+  }
+}
+
+private enum CascadeAction: Equatable, Sendable { case task, response, response1, response2 }
+
+/// Each action's effect sends the next one, and all but the first also start an effect that
+/// never ends: only a cascading cancellation ends them.
+private func cascade() -> Reduce<Int, CascadeAction> {
+  Reduce { _, action in
+    switch action {
+    case .task:
+      return .run { send in await send(.response) }
+    case .response:
+      return .merge(
+        .run { _ in try await Task.never() },
+        .run { send in await send(.response1) }
+      )
+    case .response1:
+      return .merge(
+        .run { _ in try await Task.never() },
+        .run { send in await send(.response2) }
+      )
+    case .response2:
+      return .run { _ in try await Task.never() }
+    }
+  }
+}
+
+private enum DismissableAction: Equatable, Sendable { case start, close }
+
+/// `.start` counts and starts an effect that never ends; `.close` dismisses the feature.
+private func dismissable() -> Reduce<Int, DismissableAction> {
+  Reduce { state, action in
+    @Dependency(\.dismiss) var dismiss
+    switch action {
+    case .start:
+      state += 1
+      return .run { _ in try await Task.never() }
+    case .close:
+      return .run { _ in await dismiss() }
+    }
+  }
+}
+
+/// Reads the date when its state is made and when it reduces a response.
+private struct Dated: Reducer {
+  struct State: Equatable, Sendable {
+    var count = 0
+    var date: Date
+    init() {
+      @Dependency(\.date.now) var now: Date
+      self.date = now
+    }
+  }
+  enum Action: Equatable, Sendable {
+    case tap
+    case response(Int)
+  }
+  @Dependency(\.date.now) var now: Date
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .tap:
+      state.count += 1
+      return .run { send in await send(.response(42)) }
+    case let .response(number):
+      state.count = number
+      state.date = now
+      return .none
     }
   }
 }

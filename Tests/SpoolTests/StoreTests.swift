@@ -67,6 +67,35 @@ struct LogFeature: Reducer {
     target.setValue(nil)
   }
 
+  // MARK: Cancelling a send's task
+
+  /// `StoreTask.cancel()` reaches the effects of the actions the effect sent synchronously
+  /// (`.send`), which the send itself reduced.
+  @Test func cancellingASendsTaskCancelsTheEffectsOfItsSynchronousSends() async {
+    let store = Store(initialState: 0) { cascadeChain() }
+    let task = await store.send(.sendSynchronously)
+    #expect(await store.state == 1)
+    task.cancel()
+    await task.finish()
+    #expect(task.isCancelled)
+    #expect(store.runningEffectCount == 0)
+  }
+
+  /// Where Spool differs from TCA (`StoreTests.testCascadingTaskCancellation`, listed in the
+  /// migration guide): the effects of actions that a `.run` sent later are not the send's, and
+  /// its `cancel()` leaves them running; a cancellation ID ends the chain.
+  @Test func cancellingASendsTaskLeavesTheEffectsOfActionsItsRunSentLater() async {
+    let store = Store(initialState: 0) { cascadeChain() }
+    let task = await store.send(.task)
+    for await count in store.states where count == 3 { break }
+    task.cancel()
+    await task.finish()
+    #expect(store.runningEffectCount > 0)
+    await store.send(.stop)
+    await store.finish()
+    #expect(store.runningEffectCount == 0)
+  }
+
   // MARK: Reducing on the caller's thread
 
   /// `enqueue` on an idle store reduces on the caller's thread, holding the store: a reducer
@@ -431,6 +460,36 @@ struct ResponseFeature: Reducer {
     case let .response(value):
       state.value = value
       return .none
+    }
+  }
+}
+
+enum CascadeChainAction: Equatable, Sendable {
+  case task, response, response1, response2, sendSynchronously, stop
+}
+
+/// TCA's cascading-cancellation chain: each action's `.run` sends the next one, and each of
+/// `response`…`response2` counts and starts an effect that never ends, under one ID.
+func cascadeChain() -> Reduce<Int, CascadeChainAction> {
+  Reduce { state, action in
+    let never = Effect<CascadeChainAction>.run { _ in try await Task.never() }
+      .cancellable(id: "chain")
+    switch action {
+    case .task:
+      return .run { send in await send(.response) }
+    case .response:
+      state += 1
+      return .merge(never, .run { send in await send(.response1) })
+    case .response1:
+      state += 1
+      return .merge(never, .run { send in await send(.response2) })
+    case .response2:
+      state += 1
+      return never
+    case .sendSynchronously:
+      return .send(.response2)
+    case .stop:
+      return .cancel(id: "chain")
     }
   }
 }

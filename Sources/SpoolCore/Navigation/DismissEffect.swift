@@ -28,7 +28,8 @@ import IssueReporting
 /// and the effect is cancelled when the store reduces it. Called from a cancelled effect (the
 /// child is already going away), it does nothing. Called outside an effect of a presented
 /// child or stack element (in a reducer, or in a feature that nobody presented), it reports an
-/// issue and does nothing.
+/// issue and does nothing; except in an effect of a `TestStore`'s root feature, where, as in
+/// TCA, it dismisses the test store: its effects are cancelled and later sends are refused.
 public struct DismissEffect: Sendable {
   /// The dismissal a test put in place of the presentation's; `nil` for the live one.
   let override: (@Sendable () async -> Void)?
@@ -95,7 +96,7 @@ extension DismissEffect: DependencyKey {
   /// The dismissal of the presented child around the calling effect.
   public static let liveValue = DismissEffect()
   /// The same as the live value: it sends an action to the store under test, which the test
-  /// receives.
+  /// receives; in an effect of the test store's root feature, it dismisses the test store.
   public static let testValue = DismissEffect()
 }
 
@@ -114,15 +115,17 @@ extension DependencyValues {
 /// How the effects of a presented child dismiss it: bound in the child's `.run` effects by the
 /// operator that presents it (``Effect/scopedToChild(_:dismiss:action:)``), read by
 /// ``DismissEffect``. Child tasks and `Task { … }` inherit it; `Task.detached` does not.
-final class DismissTarget: Sendable {
+/// `SpoolTesting`'s test store binds one around its root feature's effects, which dismisses the
+/// test store (TCA's behaviour); a presented child's binding overrides it in the child's effects.
+package final class DismissTarget: Sendable {
   /// The target bound in the current task; `nil` outside a presented child's effect.
-  static let currentLocal = TaskLocal<DismissTarget?>(wrappedValue: nil)
+  package static let currentLocal = TaskLocal<DismissTarget?>(wrappedValue: nil)
 
   /// Sends the parent's dismissing action through the effect's `Send` (so nothing is sent
   /// once the effect is cancelled).
   let dismiss: @Sendable () async -> Void
 
-  init(dismiss: @escaping @Sendable () async -> Void) {
+  package init(dismiss: @escaping @Sendable () async -> Void) {
     self.dismiss = dismiss
   }
 }

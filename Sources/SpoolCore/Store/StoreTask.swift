@@ -38,6 +38,12 @@ public struct StoreTask: Hashable, Sendable {
 
   /// Cancels every effect the action started; the effects end as cancelled, not as failures.
   ///
+  /// That includes the effects of the actions those effects sent synchronously
+  /// (``Effect/send(_:)``), which `send` reduced. Where Spool differs from TCA: the effects of
+  /// actions that a `.run` sends later are not cancelled (TCA's cancellation cascades to
+  /// them); give such a chain a cancellation ID and cancel it by ID
+  /// (``Effect/cancel(id:)``). `TestStoreTask.cancel()` does cascade, as TCA's does.
+  ///
   /// ```swift
   /// let task = await store.send(.startTimer)
   /// task.cancel()

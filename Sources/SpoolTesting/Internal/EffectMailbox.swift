@@ -17,23 +17,42 @@ final class EffectMailbox<Action: Sendable>: Sendable {
     var runningTasks: Int
   }
 
+  /// An action an effect sent, with the ledger ID of that effect.
+  struct PostedAction: Sendable {
+    var action: Action
+    /// The effect that sent it: the effects its reduce starts are cancelled with that one's
+    /// send (``TestStoreTask/cancel(fileID:filePath:line:column:)``).
+    var effect: Int
+  }
+
   private struct State {
-    var actions: [Action] = []
+    var actions: [PostedAction] = []
     var inFlight: [Int: InFlightEffect] = [:]
     var nextID = 0
+    var isDismissed = false
   }
 
   private let state = Mutex(State())
   let wakeup = Wakeup()
 
-  /// Called by an effect's `Send`: the action waits here until the test store reduces it.
-  func post(_ action: Action) {
-    state.withLock { $0.actions.append(action) }
+  /// Called by the `Send` of effect `id`: the action waits here until the test store reduces it.
+  func post(_ action: Action, fromEffect id: Int) {
+    state.withLock { $0.actions.append(PostedAction(action: action, effect: id)) }
     wakeup.signal()
   }
 
+  /// Called by `dismiss()` in an effect of the root feature: the test store cancels its effects
+  /// at its next look, and refuses later sends.
+  func dismiss() {
+    state.withLock { $0.isDismissed = true }
+    wakeup.signal()
+  }
+
+  /// Whether an effect of the root feature called `dismiss()`.
+  var isDismissed: Bool { state.withLock { $0.isDismissed } }
+
   /// Takes the posted actions, oldest first.
-  func takeActions() -> [Action] {
+  func takeActions() -> [PostedAction] {
     state.withLock { state in
       defer { state.actions.removeAll() }
       return state.actions

@@ -33,12 +33,15 @@ extension TestStore {
     var pending = [(origin, effect)]
     var index = 0
     let mailbox = self.mailbox
-    let send = Send<Action> { mailbox.post($0) }
     while index < pending.count {
       let (origin, effect) = pending[index]
       index += 1
       let id = mailbox.reserveEffect(of: origin, at: location)
-      let (sends, tasks) = effects.start(effect, send: send) { mailbox.taskEnded(effect: id) }
+      // A `Send` per effect, so that each action it posts names it (cascading cancellation).
+      let send = Send<Action> { mailbox.post($0, fromEffect: id) }
+      let (sends, tasks) = DismissTarget.currentLocal.withValue(rootDismissal) {
+        effects.start(effect, send: send) { mailbox.taskEnded(effect: id) }
+      }
       mailbox.addTasks(tasks.count, toEffect: id)
       if !tasks.isEmpty {
         ids.append(id)
@@ -65,19 +68,60 @@ extension TestStore {
   ///
   /// - Returns: Whether there were any.
   private func reducePostedActions(at location: TestLocation) -> Bool {
+    if !isDismissed && mailbox.isDismissed {
+      // TCA's behaviour: a dismissed root feature's effects are cancelled, those its pending
+      // actions start included (`cancelAll` also cancels tasks started later).
+      isDismissed = true
+      effects.cancelAll()
+    }
     let actions = mailbox.takeActions()
-    for action in actions {
-      _ = start(record(action), of: action, at: location)
+    for posted in actions {
+      let (ids, _) = start(record(posted.action), of: posted.action, at: location)
+      if !ids.isEmpty { effectChildren[posted.effect, default: []] += ids }
     }
     forgetEndedEffects()
     return !actions.isEmpty
   }
 
   private func forgetEndedEffects() {
+    pruneEffectTree()
     guard !effectTasks.isEmpty else { return }
     for id in effectTasks.keys where !mailbox.isInFlight(effect: id) {
       effectTasks[id] = nil
     }
+  }
+
+  /// Drops the entries of ``effectChildren`` under which no effect is in flight any more. An
+  /// ended effect keeps its entry while one of its descendants runs: cancelling its send must
+  /// still reach that descendant.
+  private func pruneEffectTree() {
+    var changed = !effectChildren.isEmpty
+    while changed {
+      changed = false
+      for (parent, children) in effectChildren {
+        let live = children.filter { mailbox.isInFlight(effect: $0) || effectChildren[$0] != nil }
+        if live.isEmpty && !mailbox.isInFlight(effect: parent) {
+          effectChildren[parent] = nil
+          changed = true
+        } else if live.count != children.count {
+          effectChildren[parent] = live
+          changed = true
+        }
+      }
+    }
+  }
+
+  /// `ids` and every effect started, recursively, by the actions they sent once running.
+  func withDescendants(_ ids: [Int]) -> [Int] {
+    var result: [Int] = []
+    var seen: Set<Int> = []
+    var stack = Array(ids.reversed())
+    while let id = stack.popLast() {
+      guard seen.insert(id).inserted else { continue }
+      result.append(id)
+      stack += (effectChildren[id] ?? []).reversed()
+    }
+    return result
   }
 
   /// Runs effects until none can make progress: queued jobs one at a time, oldest first, each
@@ -130,6 +174,7 @@ extension TestStore {
     for id in ids {
       mailbox.forget(effect: id)
       effectTasks[id] = nil
+      effectChildren[id] = nil
     }
   }
 }

@@ -11,6 +11,8 @@ struct KillChild {
   static let variable = "SPOOL_JOURNAL_KILL_CHILD"
   /// The variable of the shared journal's child (`sharedKillChildRecordsUntilKilled`).
   static let sharedVariable = "SPOOL_SHARED_JOURNAL_KILL_CHILD"
+  /// The variable of the shared journal's compacting child (`compactingChildRecordsUntilKilled`).
+  static let compactingVariable = "SPOOL_SHARED_JOURNAL_COMPACTING_CHILD"
 
   let process: Process
   let folder: String
