@@ -176,40 +176,14 @@ extension SharedJournal {
       for (position, copy) in plan.copies.enumerated() {
         let extents = copy.extents.filter { $0.segment == segment }
         let name = String(decoding: copy.key, as: UTF8.self)
-        var index = extents.startIndex
-        while index < extents.endIndex {
-          var runEnd = index + 1
-          while runEnd < extents.endIndex,
-            extents[runEnd].offset == UInt32(extents[runEnd - 1].end)
-          {
-            runEnd += 1
-          }
-          let from = Int(extents[index].offset)
-          let count = extents[runEnd - 1].end - from
-          var bytes: [UInt8] = []
-          bytes.reserveCapacity(count)
-          while bytes.count < count {
-            try Task.checkCancellation()
-            let chunk = try await handle.read(
-              upTo: count - bytes.count, at: UInt64(from + bytes.count))
-            if chunk.isEmpty { break }
-            bytes.append(contentsOf: chunk)
-          }
-          guard bytes.count == count else {
-            throw JournalError(
-              file: file, offset: from + bytes.count,
-              problem: .corruptIndex(
-                "the index names records of store \(name) up to byte \(from + count);"
-                  + " the segment ends at byte \(from + bytes.count)"))
-          }
-          for extent in extents[index..<runEnd] {
+        try await handle.readRuns(of: extents[...], store: name) { run, bytes, from in
+          for extent in run {
             let local = Int(extent.offset) - from
             records[position].append(
               try Self.copy(
                 Array(bytes[local..<(local + extent.length)]), of: extent, file: file,
                 key: copy.key, name: name, baseTime: baseTime, newBaseTime: newBaseTime))
           }
-          index = runEnd
         }
       }
       try await handle.close()

@@ -373,37 +373,13 @@ public final class SharedJournal<
     try JournalFileReading.requireRegular(status.kind, path: file)
     let handle = try await IOFile.open(file, on: engine)
     do {
-      var index = extents.startIndex
-      while index < extents.endIndex {
-        var runEnd = index + 1
-        while runEnd < extents.endIndex, extents[runEnd].offset == UInt32(extents[runEnd - 1].end) {
-          runEnd += 1
-        }
-        let from = Int(extents[index].offset)
-        let count = extents[runEnd - 1].end - from
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        while bytes.count < count {
-          try Task.checkCancellation()
-          let chunk = try await handle.read(
-            upTo: count - bytes.count, at: UInt64(from + bytes.count))
-          if chunk.isEmpty { break }
-          bytes.append(contentsOf: chunk)
-        }
+      try await handle.readRuns(of: extents, store: name) { run, bytes, from in
         recovery.bytesRead += bytes.count
-        guard bytes.count == count else {
-          throw JournalError(
-            file: file, offset: from + bytes.count,
-            problem: .corruptIndex(
-              "the index names records of store \(name) up to byte \(from + count);"
-                + " the segment ends at byte \(from + bytes.count)"))
-        }
-        for extent in extents[index..<runEnd] {
+        for extent in run {
           try apply(
             extent, in: bytes, base: from, file: file, key: key, name: name, read: read,
             reducer: reducer, into: &recovery)
         }
-        index = runEnd
       }
       try await handle.close()
     } catch {

@@ -270,6 +270,14 @@ final class SharedJournalCore {
 
   /// Ends the segment with a rotation record and starts the next one.
   private func rotate(baseTime: UInt64) {
+    endSegment()
+    startFile(baseTime: baseTime)
+  }
+
+  /// Ends the segment being written with a rotation record, hands its last bytes to the
+  /// writer, queues its index to be written once they are synced, and moves to the next
+  /// segment number.
+  private func endSegment() {
     let payload = [JournalFormat.RecordKind.rotation.rawValue]
     let rotation = JournalFormat.recordHeader(payload: payload) + payload
     if chunk.remaining < rotation.count { submitChunk(minimum: rotation.count) }
@@ -279,7 +287,6 @@ final class SharedJournalCore {
     submitChunk(minimum: 0)
     seals.append(Seal(segment: fileIndex, bytes: index, through: writer.submittedChunks))
     fileIndex += 1
-    startFile(baseTime: baseTime)
   }
 
   /// Whether the chunk being filled holds bytes not handed to the writer yet.
@@ -353,16 +360,8 @@ final class SharedJournalCore {
       fileIndex = segment
     } else {
       if fileStarted {
-        let payload = [JournalFormat.RecordKind.rotation.rawValue]
-        let rotation = JournalFormat.recordHeader(payload: payload) + payload
-        if chunk.remaining < rotation.count { submitChunk(minimum: rotation.count) }
-        chunk.append(rotation)
-        fileBytes += rotation.count
-        let index = sealSegment()
-        submitChunk(minimum: 0)
-        seals.append(Seal(segment: fileIndex, bytes: index, through: writer.submittedChunks))
+        endSegment()
         due.insert(.seal)
-        fileIndex += 1
         fileStarted = false
       }
       segment = fileIndex

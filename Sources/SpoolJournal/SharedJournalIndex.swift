@@ -1,3 +1,5 @@
+import SpoolIO
+
 /// One record of one store in a ``SharedJournal``'s segment: where it is and whether it is a
 /// snapshot. 12 bytes in memory; a segment is at most 1 GiB, so the offset fits 32 bits.
 struct SharedExtent: Hashable, Sendable {
@@ -230,6 +232,47 @@ enum SharedJournalIndexFile {
           offset, .corruptRecord("a single store's record in a shared journal's segment"))
       }
       offset = after
+    }
+  }
+}
+
+extension IOFile {
+  /// Reads the records at `extents` (all in this segment file, in order), adjacent ones in one
+  /// read, and calls `body` with each run of adjacent extents, the run's bytes and the byte
+  /// they start at.
+  ///
+  /// - Throws: ``JournalError`` with ``JournalError/Problem/corruptIndex(_:)`` when the file
+  ///   ends before a run does (the index names records the segment does not hold), naming
+  ///   `store`; what reading throws; `CancellationError`; what `body` throws.
+  func readRuns(
+    of extents: ArraySlice<SharedExtent>, store: String,
+    _ body: (ArraySlice<SharedExtent>, _ bytes: [UInt8], _ from: Int) throws -> Void
+  ) async throws {
+    var index = extents.startIndex
+    while index < extents.endIndex {
+      var runEnd = index + 1
+      while runEnd < extents.endIndex, extents[runEnd].offset == UInt32(extents[runEnd - 1].end) {
+        runEnd += 1
+      }
+      let from = Int(extents[index].offset)
+      let count = extents[runEnd - 1].end - from
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(count)
+      while bytes.count < count {
+        try Task.checkCancellation()
+        let chunk = try await read(upTo: count - bytes.count, at: UInt64(from + bytes.count))
+        if chunk.isEmpty { break }
+        bytes.append(contentsOf: chunk)
+      }
+      guard bytes.count == count else {
+        throw JournalError(
+          file: path, offset: from + bytes.count,
+          problem: .corruptIndex(
+            "the index names records of store \(store) up to byte \(from + count);"
+              + " the segment ends at byte \(from + bytes.count)"))
+      }
+      try body(extents[index..<runEnd], bytes, from)
+      index = runEnd
     }
   }
 }
