@@ -139,12 +139,6 @@ extension SpoolJournalTests {
       try await again.close()
     }
 
-    /// Appends `text` and a newline to the file open at `descriptor`.
-    static func appendLine(_ text: String, to descriptor: Int32) {
-      let line = Array("\(text)\n".utf8)
-      _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    }
-
     /// The child of ``aKilledCompactionLosesNoAcknowledgedActionOfAnyStore()``: a lagging
     /// store records 20 notes once, then eight stores record acknowledged notes while the
     /// journal compacts over and over, until it is killed. Runs only in that child process.
@@ -162,27 +156,15 @@ extension SpoolJournalTests {
       }
       for index in 0..<20 { await lagging.send(.note("100/\(index)")) }
       try await journal.waitUntilDurable()
-      for index in 0..<20 { Self.appendLine("100/\(index)", to: acks) }
+      for index in 0..<20 { SharedJournalTests.appendLine("100/\(index)", to: acks) }
       let deadline = ContinuousClock.now + .seconds(60)
       try await withThrowingTaskGroup(of: Void.self) { group in
-        for producer in 0..<8 {
-          let store = try await journal.makeStore(for: producer, initialState: Ledger.State()) {
-            Ledger()
-          }
-          group.addTask {
-            var index = 0
-            while ContinuousClock.now < deadline {
-              await store.send(.note("\(producer)/\(index)"))
-              try await journal.waitUntilDurable()
-              Self.appendLine("\(producer)/\(index)", to: acks)
-              index += 1
-            }
-          }
-        }
+        try await SharedJournalTests.addDurableProducers(
+          to: &group, journal: journal, acks: acks, until: deadline)
         group.addTask {
           while ContinuousClock.now < deadline {
             let removed = try await journal.compact()
-            if !removed.isEmpty { Self.appendLine("\(removed)", to: compactions) }
+            if !removed.isEmpty { SharedJournalTests.appendLine("\(removed)", to: compactions) }
             try await Task.sleep(for: .milliseconds(2))
           }
         }

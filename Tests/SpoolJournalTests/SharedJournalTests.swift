@@ -478,23 +478,39 @@ extension SpoolJournalTests {
       #expect(acks >= 0)
       let deadline = ContinuousClock.now + .seconds(60)
       try await withThrowingTaskGroup(of: Void.self) { group in
-        for producer in 0..<8 {
-          let store = try await journal.makeStore(for: producer, initialState: Ledger.State()) {
-            Ledger()
-          }
-          group.addTask {
-            var index = 0
-            while ContinuousClock.now < deadline {
-              await store.send(.note("\(producer)/\(index)"))
-              try await journal.waitUntilDurable()
-              let line = Array("\(producer)/\(index)\n".utf8)
-              _ = line.withUnsafeBytes { write(acks, $0.baseAddress, $0.count) }
-              index += 1
-            }
-          }
-        }
+        try await Self.addDurableProducers(
+          to: &group, journal: journal, acks: acks, until: deadline)
         try await group.waitForAll()
       }
+    }
+
+    /// Adds to `group` eight producers, one store of `journal` each (IDs 0 to 7), that record
+    /// notes ("producer/index") until `deadline`, appending each note to the file open at
+    /// `acks` once it is durable: the kill children's load.
+    static func addDurableProducers(
+      to group: inout ThrowingTaskGroup<Void, any Error>, journal: Journal, acks: Int32,
+      until deadline: ContinuousClock.Instant
+    ) async throws {
+      for producer in 0..<8 {
+        let store = try await journal.makeStore(for: producer, initialState: Ledger.State()) {
+          Ledger()
+        }
+        group.addTask {
+          var index = 0
+          while ContinuousClock.now < deadline {
+            await store.send(.note("\(producer)/\(index)"))
+            try await journal.waitUntilDurable()
+            Self.appendLine("\(producer)/\(index)", to: acks)
+            index += 1
+          }
+        }
+      }
+    }
+
+    /// Appends `text` and a newline to the file open at `descriptor`.
+    static func appendLine(_ text: String, to descriptor: Int32) {
+      let line = Array("\(text)\n".utf8)
+      _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 
     /// `kill -9` of a process that records eight stores into one shared journal with durable
