@@ -17,7 +17,7 @@ import SpoolServiceLifecycle
 ///
 /// A request for a cart that another live process holds answers `307 Temporary Redirect`
 /// with the owner's address (as recorded in PostgreSQL) in `X-Spool-Owner` and in `Location`:
-/// nginx forwards it there (`Examples/CartServer/cluster/nginx.conf`), and a client that
+/// nginx forwards it there (`cluster/nginx.conf.template`), and a client that
 /// talks to the processes directly can follow it. A cart whose writes are refused because
 /// another process took it over (this process was cut off from PostgreSQL for a while) is
 /// evicted at once and answers `503 Service Unavailable`; the next request finds the new owner.
