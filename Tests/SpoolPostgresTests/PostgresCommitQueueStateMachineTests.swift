@@ -48,7 +48,9 @@ struct PostgresCommitQueueStateMachineTests {
 
   @Test func batchesHoldAtMostMaxRowsInOrder() {
     var machine = Machine(maxRows: 2)
-    for sequence in 1...5 { Self.append(&machine, "a", PostgresEntityLink(), sequence: Int64(sequence)) }
+    for sequence in 1...5 {
+      Self.append(&machine, "a", PostgresEntityLink(), sequence: Int64(sequence))
+    }
     #expect(Self.numbers(machine.nextBatch("d")) == [1, 2])
     #expect(Self.numbers(machine.nextBatch("d")) == [3, 4])
     #expect(Self.numbers(machine.nextBatch("d")) == [5])
@@ -60,7 +62,9 @@ struct PostgresCommitQueueStateMachineTests {
 
   @Test func completionResumesExactlyTheWaitersItCovers() {
     var machine = Machine(maxRows: 10)
-    for sequence in 1...3 { Self.append(&machine, "a", PostgresEntityLink(), sequence: Int64(sequence)) }
+    for sequence in 1...3 {
+      Self.append(&machine, "a", PostgresEntityLink(), sequence: Int64(sequence))
+    }
     #expect(machine.wait(id: 1, through: 1, "w1") == .stored)
     #expect(machine.wait(id: 2, through: 2, "w2") == .stored)
     #expect(machine.wait(id: 3, through: 3, "w3") == .stored)
