@@ -6,7 +6,8 @@ import Synchronization
 #endif
 
 /// A TCP relay on 127.0.0.1 between a node and PostgreSQL, which a test cuts and restores:
-/// "the database is unreachable" for real, with no mock on either side.
+/// "the database is unreachable" for real, with no mock on either side. Examples/CartServer's
+/// tests use this file too (a symbolic link: a package's test support cannot be a product).
 ///
 /// While cut, every relayed connection is shut down in both directions (the node's reads and
 /// writes fail; PostgreSQL sees its clients leave, and ends their sessions and their advisory
