@@ -66,16 +66,10 @@ extension JournalFiles {
     let folder = FileOperations.directoryName(of: path)
     let base = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
     guard let directory = opendir(folder) else { return 0 }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if isTemporary(name, base: base) { names.append(name) }
-    }
+    let temporaries = names(in: directory).filter { isTemporary($0, base: base) }
+    closedir(directory)
     var removed = 0
-    for name in names where unlink("\(folder)/\(name)") == 0 { removed += 1 }
+    for name in temporaries where unlink("\(folder)/\(name)") == 0 { removed += 1 }
     return removed
   }
 
