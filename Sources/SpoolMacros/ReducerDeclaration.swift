@@ -6,12 +6,22 @@ import SwiftSyntax
 /// Every role of the macro analyses the declaration the same way, so that they agree on whether
 /// it is valid; only the member role reports the problems, so each is reported once.
 enum ReducerDeclaration {
-  /// A struct with a `body` or a `reduce(into:action:)`.
-  case structReducer(StructDeclSyntax)
+  /// A struct reducer; `missing` lists what `@Reducer` declares for it (nothing when it has a
+  /// `body` or a `reduce(into:action:)`).
+  case structReducer(StructDeclSyntax, missing: MissingStructMembers)
   /// An enum whose every case holds one reducer: TCA's enum reducer.
   case enumReducer(EnumDeclSyntax, cases: [ReducerCase])
   /// A declaration that `@Reducer` cannot expand; `problems` says why, at least one entry.
   case invalid(problems: [Diagnostic])
+
+  /// What a struct without `body` or `reduce(into:action:)` leaves to `@Reducer`, as TCA's
+  /// macro fills them in: an empty `State` and `Action` where it declares no type of that name,
+  /// and a `body` that does nothing.
+  struct MissingStructMembers: Equatable {
+    var state = false
+    var action = false
+    var body = false
+  }
 
   /// One case of an enum reducer: `case add(AddItem)` has name `add` and reducer `AddItem`.
   struct ReducerCase {
@@ -57,13 +67,26 @@ enum ReducerDeclaration {
         $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "body"
       }
     }
-    let hasReduce = members.contains { member in
+    let reduceFunctions = members.compactMap { member -> FunctionDeclSyntax? in
       guard let function = member.as(FunctionDeclSyntax.self), function.name.text == "reduce"
-      else { return false }
-      let labels = function.signature.parameterClause.parameters.map(\.firstName.text)
-      return labels == ["into", "action"]
+      else { return nil }
+      return function
     }
-    guard hasBody || hasReduce else {
+    let hasReduce = reduceFunctions.contains {
+      $0.signature.parameterClause.parameters.map(\.firstName.text) == ["into", "action"]
+    }
+    if hasBody || hasReduce { return .structReducer(structDecl, missing: MissingStructMembers()) }
+    // A `reduce` with other labels, or a static `body`, was meant to be the reducer: an empty
+    // body in its place would compile and silently do nothing, so it is reported instead.
+    let hasStaticBody = members.contains { member in
+      guard let variable = member.as(VariableDeclSyntax.self), variable.isStatic else {
+        return false
+      }
+      return variable.bindings.contains {
+        $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "body"
+      }
+    }
+    if !reduceFunctions.isEmpty || hasStaticBody {
       return .invalid(
         problems: [
           Diagnostic(
@@ -73,7 +96,18 @@ enum ReducerDeclaration {
         ]
       )
     }
-    return .structReducer(structDecl)
+    let typeNames = Set(
+      members.compactMap {
+        $0.as(StructDeclSyntax.self)?.name.text ?? $0.as(EnumDeclSyntax.self)?.name.text
+          ?? $0.as(TypeAliasDeclSyntax.self)?.name.text ?? $0.as(ClassDeclSyntax.self)?.name.text
+      }
+    )
+    return .structReducer(
+      structDecl,
+      missing: MissingStructMembers(
+        state: !typeNames.contains("State"), action: !typeNames.contains("Action"), body: true
+      )
+    )
   }
 
   private static func analyse(_ enumDecl: EnumDeclSyntax) -> Self {

@@ -14,7 +14,7 @@ extension ReducerMacro {
     of enumDecl: EnumDeclSyntax,
     cases: [ReducerDeclaration.ReducerCase]
   ) -> [DeclSyntax] {
-    let access = accessModifier(of: enumDecl)
+    let access = accessModifier(of: enumDecl.modifiers)
     // `{}` for an enum without cases or other members; otherwise a member per line.
     func caseBlock(_ member: String, leading: [String] = []) -> String {
       let lines = leading + cases.map { "case \($0.name.text)(\($0.reducer).\(member))" }
@@ -62,18 +62,5 @@ extension ReducerMacro {
       }
       """
     return [state, action, staticBody, instanceBody]
-  }
-
-  /// `public ` or `package ` when the enum has that access, so that its generated members can
-  /// be used wherever the enum can; nothing otherwise (the members then have the enum's access).
-  private static func accessModifier(of enumDecl: EnumDeclSyntax) -> String {
-    for modifier in enumDecl.modifiers {
-      switch modifier.name.tokenKind {
-      case .keyword(.public): return "public "
-      case .keyword(.package): return "package "
-      default: continue
-      }
-    }
-    return ""
   }
 }

@@ -7,7 +7,8 @@ import SwiftDiagnostics
 enum ReducerMacroDiagnostic: DiagnosticMessage {
   /// Applied to something other than a struct or an enum (the kind and name of it).
   case notStructOrEnum(kind: String)
-  /// A struct with neither `body` nor `reduce(into:action:)` in its declaration.
+  /// A struct with neither `body` nor `reduce(into:action:)` in its declaration, but a `reduce`
+  /// with other labels or a static `body` that was meant to be one.
   case missingBody(structName: String)
   /// An enum case that does not hold exactly one unlabelled reducer.
   case invalidCase(caseName: String, problem: String)

@@ -7,8 +7,8 @@ import SpoolCore
 /// enum, so that `\.child` case key paths and `action.child` work as in TCA. Attributes already
 /// written are not added twice, and a `State` or `Action` that is a typealias is left alone. It
 /// also marks `var body` `@ReducerBuilder<State, Action>` (the compiler does not carry the
-/// requirement's builder over to a conformance that a macro adds in an extension). The struct
-/// still declares its own `body` or `reduce(into:action:)`:
+/// requirement's builder over to a conformance that a macro adds in an extension). A struct
+/// declares its own `body` or `reduce(into:action:)`:
 ///
 /// ```swift
 /// @Reducer
@@ -27,6 +27,10 @@ import SpoolCore
 ///   }
 /// }
 /// ```
+///
+/// A struct that declares neither gets, as with TCA's macro, a `body` that does nothing, and
+/// an empty `State` (`Codable`, `Equatable`, `Hashable`, `Sendable`) and `Action` (with no case)
+/// where it declares no type of that name: `@Reducer struct Placeholder {}` is a reducer.
 ///
 /// On an enum whose cases each hold one reducer, `@Reducer` generates TCA's enum reducer: a
 /// `State` enum and an `Action` enum with a case per reducer (both `@CasePathable`,
@@ -63,8 +67,9 @@ import SpoolCore
 /// `CaseScope` or `scope(_:)`, as Spool has no views to switch on a store's case.
 ///
 /// `@Reducer` reports, as a compile error naming what is wrong: an application to a class,
-/// actor, protocol or extension; a struct with neither `body` nor `reduce(into:action:)` in its
-/// declaration; and an enum case that does not hold exactly one unlabelled value naming a
+/// actor, protocol or extension; a struct with neither `body` nor `reduce(into:action:)` that
+/// declares a `reduce` with other labels or a `static var body` (meant as the reducer, which an
+/// empty `body` would silently replace); and an enum case that does not hold exactly one unlabelled value naming a
 /// reducer type (`case add`, `case add(AddItem, Int)`, `case add(item: AddItem)`, `case
 /// add((AddItem, Int))`).
 @attached(member, names: named(State), named(Action), named(body))
