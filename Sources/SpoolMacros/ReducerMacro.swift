@@ -10,10 +10,12 @@ import SwiftSyntaxMacros
 ///   `@ReducerBuilder` to `var body`. The struct keeps its own `body` or `reduce(into:action:)`;
 ///   a struct with neither gets a `body` that does nothing, and an empty `State` and `Action`
 ///   where it declares none, as with TCA's macro.
-/// - On an enum whose cases each hold one reducer (`case add(AddItem)`): generates the `State`
-///   and `Action` enums with a case per reducer, a static `body` that scopes each case to its
-///   reducer, an instance `body` that runs it, and the `CaseReducer` conformance; `State` is a
-///   `CaseReducerState` naming the enum, so `ifLet` and `forEach` need no closure.
+/// - On an enum whose cases hold reducers (`case add(AddItem)`), ephemeral state
+///   (`@ReducerCaseEphemeral`) or ignored state (`@ReducerCaseIgnored`, or no single value):
+///   generates the `State` and `Action` enums with a case per case, a static `body` that
+///   scopes each reducer case to its reducer, an instance `body` that runs it, and the
+///   `CaseReducer` conformance; `State` is a `CaseReducerState` naming the enum, so `ifLet` and
+///   `forEach` need no closure.
 ///
 /// Anything else is reported: see ``ReducerMacroDiagnostic``.
 public enum ReducerMacro {

@@ -32,8 +32,8 @@ import SpoolCore
 /// an empty `State` (`Codable`, `Equatable`, `Hashable`, `Sendable`) and `Action` (with no case)
 /// where it declares no type of that name: `@Reducer struct Placeholder {}` is a reducer.
 ///
-/// On an enum whose cases each hold one reducer, `@Reducer` generates TCA's enum reducer: a
-/// `State` enum and an `Action` enum with a case per reducer (both `@CasePathable`,
+/// On an enum whose cases hold reducers, `@Reducer` generates TCA's enum reducer: a
+/// `State` enum and an `Action` enum with a case per case of the enum (both `@CasePathable`,
 /// `@dynamicMemberLookup` and `Sendable`), a `static var body` that runs each case's reducer on
 /// its case with `Scope(state: \.add, action: \.add) { AddItem() }`, an instance `body` that
 /// runs it, and a `CaseReducer` conformance. The generated `State` is a
@@ -54,6 +54,12 @@ import SpoolCore
 ///   .ifLet(\.$destination, action: \.destination)
 /// ```
 ///
+/// A case that holds something other than a reducer is marked, as in TCA:
+/// ``ReducerCaseEphemeral()`` for state that no reducer runs and that a presentation dismisses
+/// after any of its actions (TCA's alerts), ``ReducerCaseIgnored()`` for state that takes no
+/// action (its `Action` case holds `Never`). A case with no value, or with several, is ignored
+/// without the mark.
+///
 /// The closure forms still work when given the enum's static body
 /// (`.ifLet(\.destination, action: \.destination) { Destination.body }`); `ifCaseLet` has only
 /// that form.
@@ -69,9 +75,10 @@ import SpoolCore
 /// `@Reducer` reports, as a compile error naming what is wrong: an application to a class,
 /// actor, protocol or extension; a struct with neither `body` nor `reduce(into:action:)` that
 /// declares a `reduce` with other labels or a `static var body` (meant as the reducer, which an
-/// empty `body` would silently replace); and an enum case that does not hold exactly one unlabelled value naming a
-/// reducer type (`case add`, `case add(AddItem, Int)`, `case add(item: AddItem)`, `case
-/// add((AddItem, Int))`).
+/// empty `body` would silently replace); an unmarked enum case whose one value is not an
+/// unlabelled name of a reducer type (`case add(item: AddItem)`, `case add((AddItem, Int))`,
+/// `case add(AddItem?)`); and an `@ReducerCaseEphemeral` case without exactly one value of a
+/// named type.
 @attached(member, names: named(State), named(Action), named(body))
 @attached(memberAttribute)
 @attached(extension, conformances: Reducer, CaseReducer)
