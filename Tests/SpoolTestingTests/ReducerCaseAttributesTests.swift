@@ -155,8 +155,8 @@ import Testing
     #expect(!Destination.State.rename(Rename.State(name: ""))._isEphemeral)
     let action = Destination.Action.confirmDeletion(.keep)
     #expect(action.confirmDeletion == .keep)
-    let neverPaths: [PartialCaseKeyPath<Destination.Action>] = [\.preview, \.welcome]
-    #expect(neverPaths.count == 2)
+    #expect(action.preview == nil)
+    #expect(action[case: \.welcome] == nil)
   }
 
   /// The same behaviour on a live `Store`.
