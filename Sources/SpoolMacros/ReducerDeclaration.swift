@@ -6,17 +6,43 @@ import SwiftSyntax
 /// Every role of the macro analyses the declaration the same way, so that they agree on whether
 /// it is valid; only the member role reports the problems, so each is reported once.
 enum ReducerDeclaration {
-  /// A struct with a `body` or a `reduce(into:action:)`.
-  case structReducer(StructDeclSyntax)
-  /// An enum whose every case holds one reducer: TCA's enum reducer.
+  /// A struct reducer; `missing` lists what `@Reducer` declares for it (nothing when it has a
+  /// `body` or a `reduce(into:action:)`).
+  case structReducer(StructDeclSyntax, missing: MissingStructMembers)
+  /// An enum whose cases hold reducers, ephemeral or ignored state: TCA's enum reducer.
   case enumReducer(EnumDeclSyntax, cases: [ReducerCase])
   /// A declaration that `@Reducer` cannot expand; `problems` says why, at least one entry.
   case invalid(problems: [Diagnostic])
 
-  /// One case of an enum reducer: `case add(AddItem)` has name `add` and reducer `AddItem`.
+  /// What a struct without `body` or `reduce(into:action:)` leaves to `@Reducer`, as TCA's
+  /// macro fills them in: an empty `State` and `Action` where it declares no type of that name,
+  /// and a `body` that does nothing.
+  struct MissingStructMembers: Equatable {
+    var state = false
+    var action = false
+    var body = false
+  }
+
+  /// One case of an enum reducer: `case add(AddItem)` has name `add` and kind
+  /// `.reducer(AddItem)`.
   struct ReducerCase {
+    /// What the case holds, which decides its `State` and `Action` cases and its reducer.
+    enum Kind {
+      /// A reducer: state `Reducer.State`, actions `Reducer.Action`, run by the body.
+      case reducer(TypeSyntax)
+      /// Ephemeral state (`@ReducerCaseEphemeral`): state as written, actions the type's
+      /// `Action` (under the value's label, if any), no reducer; a presentation dismisses it
+      /// after any of its actions.
+      case ephemeral(TypeSyntax)
+      /// Ignored (`@ReducerCaseIgnored`, or no value, or several): state as written, an action
+      /// case of `Never`, no reducer.
+      case ignored
+    }
+
     let name: TokenSyntax
-    let reducer: TypeSyntax
+    let kind: Kind
+    /// The case as written, without attributes: the `State` case of an ephemeral or ignored one.
+    let element: EnumCaseElementSyntax
   }
 
   init(_ declaration: some DeclGroupSyntax) {
@@ -57,13 +83,26 @@ enum ReducerDeclaration {
         $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "body"
       }
     }
-    let hasReduce = members.contains { member in
+    let reduceFunctions = members.compactMap { member -> FunctionDeclSyntax? in
       guard let function = member.as(FunctionDeclSyntax.self), function.name.text == "reduce"
-      else { return false }
-      let labels = function.signature.parameterClause.parameters.map(\.firstName.text)
-      return labels == ["into", "action"]
+      else { return nil }
+      return function
     }
-    guard hasBody || hasReduce else {
+    let hasReduce = reduceFunctions.contains {
+      $0.signature.parameterClause.parameters.map(\.firstName.text) == ["into", "action"]
+    }
+    if hasBody || hasReduce { return .structReducer(structDecl, missing: MissingStructMembers()) }
+    // A `reduce` with other labels, or a static `body`, was meant to be the reducer: an empty
+    // body in its place would compile and silently do nothing, so it is reported instead.
+    let hasStaticBody = members.contains { member in
+      guard let variable = member.as(VariableDeclSyntax.self), variable.isStatic else {
+        return false
+      }
+      return variable.bindings.contains {
+        $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "body"
+      }
+    }
+    if !reduceFunctions.isEmpty || hasStaticBody {
       return .invalid(
         problems: [
           Diagnostic(
@@ -73,7 +112,18 @@ enum ReducerDeclaration {
         ]
       )
     }
-    return .structReducer(structDecl)
+    let typeNames = Set(
+      members.compactMap {
+        $0.as(StructDeclSyntax.self)?.name.text ?? $0.as(EnumDeclSyntax.self)?.name.text
+          ?? $0.as(TypeAliasDeclSyntax.self)?.name.text ?? $0.as(ClassDeclSyntax.self)?.name.text
+      }
+    )
+    return .structReducer(
+      structDecl,
+      missing: MissingStructMembers(
+        state: !typeNames.contains("State"), action: !typeNames.contains("Action"), body: true
+      )
+    )
   }
 
   private static func analyse(_ enumDecl: EnumDeclSyntax) -> Self {
@@ -81,8 +131,9 @@ enum ReducerDeclaration {
     var problems: [Diagnostic] = []
     for member in enumDecl.memberBlock.members {
       guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
+      let marked = CaseMark(caseDecl.attributes)
       for element in caseDecl.elements {
-        switch reducerCase(element) {
+        switch reducerCase(element, marked: marked) {
         case let .success(reducerCase): cases.append(reducerCase)
         case let .failure(problem): problems.append(problem.diagnostic)
         }
@@ -92,30 +143,64 @@ enum ReducerDeclaration {
     return .enumReducer(enumDecl, cases: cases)
   }
 
+  /// The attribute that marks a case as holding something other than a reducer.
+  private enum CaseMark {
+    case none, ephemeral, ignored
+
+    /// `@ReducerCaseIgnored` wins over `@ReducerCaseEphemeral`, as in TCA.
+    init(_ attributes: AttributeListSyntax) {
+      let names = Set(
+        attributes.compactMap { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription }
+      )
+      if !names.isDisjoint(with: ["ReducerCaseIgnored", "Spool.ReducerCaseIgnored"]) {
+        self = .ignored
+      } else if !names.isDisjoint(with: ["ReducerCaseEphemeral", "Spool.ReducerCaseEphemeral"]) {
+        self = .ephemeral
+      } else {
+        self = .none
+      }
+    }
+  }
+
   /// A case's problem, carried as an `Error` only to use `Result`.
   private struct CaseProblem: Error {
     let diagnostic: Diagnostic
   }
 
-  private static func reducerCase(_ element: EnumCaseElementSyntax) -> Result<
-    ReducerCase, CaseProblem
-  > {
+  private static func reducerCase(
+    _ element: EnumCaseElementSyntax, marked: CaseMark
+  ) -> Result<ReducerCase, CaseProblem> {
+    let name = element.name.trimmed
+    let trimmedElement = element.trimmed.with(\.trailingComma, nil)
     func problem(_ text: String, at node: some SyntaxProtocol) -> CaseProblem {
-      CaseProblem(
-        diagnostic: Diagnostic(
-          node: node,
-          message: ReducerMacroDiagnostic.invalidCase(
-            caseName: element.name.text, problem: text
-          )
-        )
-      )
+      let message: ReducerMacroDiagnostic =
+        marked == .ephemeral
+        ? .invalidEphemeralCase(caseName: name.text, problem: text)
+        : .invalidCase(caseName: name.text, problem: text)
+      return CaseProblem(diagnostic: Diagnostic(node: node, message: message))
     }
-    guard let parameters = element.parameterClause?.parameters, !parameters.isEmpty else {
-      return .failure(problem("it has no associated value", at: element))
+    let parameters = element.parameterClause?.parameters ?? []
+    // A case without a value, or with several, cannot hold a reducer: TCA ignores it unmarked.
+    if marked == .ignored || (marked == .none && parameters.count != 1) {
+      return .success(ReducerCase(name: name, kind: .ignored, element: trimmedElement))
     }
     guard parameters.count == 1, let parameter = parameters.first else {
+      let count = parameters.isEmpty ? "no associated value" : "\(parameters.count) values"
+      return .failure(problem("it has \(count)", at: element))
+    }
+    // Only a type's name can be a reducer that the generated body creates with `Reducer()`, or
+    // ephemeral state whose actions are its `.Action`: tuples, optionals, functions,
+    // existentials and the like cannot.
+    let type = parameter.type
+    guard type.is(IdentifierTypeSyntax.self) || type.is(MemberTypeSyntax.self) else {
+      let kind = marked == .ephemeral ? "type" : "reducer type"
       return .failure(
-        problem("it has \(parameters.count) associated values", at: element)
+        problem("'\(type.trimmedDescription)' is not the name of a \(kind)", at: type)
+      )
+    }
+    if marked == .ephemeral {
+      return .success(
+        ReducerCase(name: name, kind: .ephemeral(type.trimmed), element: trimmedElement)
       )
     }
     if let label = parameter.firstName, label.tokenKind != .wildcard {
@@ -123,15 +208,7 @@ enum ReducerDeclaration {
         problem("its associated value has the label '\(label.text)'", at: parameter)
       )
     }
-    // Only a type's name can be a reducer that the generated body creates with `Reducer()`:
-    // tuples, optionals, functions, existentials and the like cannot.
-    let type = parameter.type
-    guard type.is(IdentifierTypeSyntax.self) || type.is(MemberTypeSyntax.self) else {
-      return .failure(
-        problem("'\(type.trimmedDescription)' is not the name of a reducer type", at: type)
-      )
-    }
-    return .success(ReducerCase(name: element.name.trimmed, reducer: type.trimmed))
+    return .success(ReducerCase(name: name, kind: .reducer(type.trimmed), element: trimmedElement))
   }
 }
 

@@ -7,11 +7,15 @@ import SwiftSyntaxMacros
 ///
 /// - On a struct: adds the `Reducer` conformance, and `@CasePathable @dynamicMemberLookup` to
 ///   the nested `enum Action` and (when it is an enum) `enum State` that do not have them, and
-///   `@ReducerBuilder` to `var body`. The struct keeps its own `body` or `reduce(into:action:)`.
-/// - On an enum whose cases each hold one reducer (`case add(AddItem)`): generates the `State`
-///   and `Action` enums with a case per reducer, a static `body` that scopes each case to its
-///   reducer, an instance `body` that runs it, and the `CaseReducer` conformance; `State` is a
-///   `CaseReducerState` naming the enum, so `ifLet` and `forEach` need no closure.
+///   `@ReducerBuilder` to `var body`. The struct keeps its own `body` or `reduce(into:action:)`;
+///   a struct with neither gets a `body` that does nothing, and an empty `State` and `Action`
+///   where it declares none, as with TCA's macro.
+/// - On an enum whose cases hold reducers (`case add(AddItem)`), ephemeral state
+///   (`@ReducerCaseEphemeral`) or ignored state (`@ReducerCaseIgnored`, or no single value):
+///   generates the `State` and `Action` enums with a case per case, a static `body` that
+///   scopes each reducer case to its reducer, an instance `body` that runs it, and the
+///   `CaseReducer` conformance; `State` is a `CaseReducerState` naming the enum, so `ifLet` and
+///   `forEach` need no closure.
 ///
 /// Anything else is reported: see ``ReducerMacroDiagnostic``.
 public enum ReducerMacro {
@@ -31,8 +35,8 @@ extension ReducerMacro: MemberMacro {
     in context: some MacroExpansionContext
   ) throws -> [DeclSyntax] {
     switch ReducerDeclaration(declaration) {
-    case .structReducer:
-      return []
+    case let .structReducer(structDecl, missing):
+      return structMembers(missing, access: accessModifier(of: structDecl.modifiers))
     case let .enumReducer(enumDecl, cases):
       return enumReducerMembers(of: enumDecl, cases: cases)
     case let .invalid(problems):
@@ -41,6 +45,48 @@ extension ReducerMacro: MemberMacro {
       problems.forEach(context.diagnose)
       return []
     }
+  }
+}
+
+extension ReducerMacro {
+  /// The members a struct without `body` or `reduce(into:action:)` gets: an empty `State` and
+  /// `Action` where it declares no type of that name, and a `body` that does nothing.
+  ///
+  /// The empty `State` and `Action` have TCA's conformances (`Codable`, `Equatable`, `Hashable`,
+  /// `Sendable`), so that such a feature can sit in any parent's state and in a `TestStore`.
+  static func structMembers(
+    _ missing: ReducerDeclaration.MissingStructMembers, access: String
+  ) -> [DeclSyntax] {
+    var members: [DeclSyntax] = []
+    if missing.state {
+      members.append(
+        """
+        \(raw: access)struct State: Codable, Equatable, Hashable, Sendable {
+          \(raw: access)init() {}
+        }
+        """
+      )
+    }
+    if missing.action {
+      members.append("\(raw: access)enum Action: Equatable, Hashable, Sendable {}")
+    }
+    if missing.body {
+      members.append("\(raw: access)let body = Spool.EmptyReducer<State, Action>()")
+    }
+    return members
+  }
+
+  /// `public ` or `package ` when the declaration has that access, so that its generated
+  /// members can be used wherever it can; nothing otherwise (the members then have its access).
+  static func accessModifier(of modifiers: DeclModifierListSyntax) -> String {
+    for modifier in modifiers {
+      switch modifier.name.tokenKind {
+      case .keyword(.public): return "public "
+      case .keyword(.package): return "package "
+      default: continue
+      }
+    }
+    return ""
   }
 }
 

@@ -7,10 +7,13 @@ import SwiftDiagnostics
 enum ReducerMacroDiagnostic: DiagnosticMessage {
   /// Applied to something other than a struct or an enum (the kind and name of it).
   case notStructOrEnum(kind: String)
-  /// A struct with neither `body` nor `reduce(into:action:)` in its declaration.
+  /// A struct with neither `body` nor `reduce(into:action:)` in its declaration, but a `reduce`
+  /// with other labels or a static `body` that was meant to be one.
   case missingBody(structName: String)
-  /// An enum case that does not hold exactly one unlabelled reducer.
+  /// An unmarked enum case with one value that is not an unlabelled reducer.
   case invalidCase(caseName: String, problem: String)
+  /// An `@ReducerCaseEphemeral` case that does not hold exactly one value of a named type.
+  case invalidEphemeralCase(caseName: String, problem: String)
 
   var message: String {
     switch self {
@@ -27,8 +30,13 @@ enum ReducerMacroDiagnostic: DiagnosticMessage {
     case let .invalidCase(caseName, problem):
       return """
         '@Reducer' enum case '\(caseName)' must hold exactly one unlabelled reducer, as in \
-        'case \(caseName)(\(caseName.prefix(1).uppercased() + caseName.dropFirst()))': \
-        \(problem)
+        'case \(caseName)(\(caseName.prefix(1).uppercased() + caseName.dropFirst()))', or be \
+        marked '@ReducerCaseEphemeral' or '@ReducerCaseIgnored': \(problem)
+        """
+    case let .invalidEphemeralCase(caseName, problem):
+      return """
+        '@ReducerCaseEphemeral' case '\(caseName)' must hold exactly one value of a named type \
+        whose actions are its 'Action': \(problem)
         """
     }
   }
@@ -38,6 +46,8 @@ enum ReducerMacroDiagnostic: DiagnosticMessage {
     case .notStructOrEnum: MessageID(domain: "SpoolMacros", id: "Reducer.notStructOrEnum")
     case .missingBody: MessageID(domain: "SpoolMacros", id: "Reducer.missingBody")
     case .invalidCase: MessageID(domain: "SpoolMacros", id: "Reducer.invalidCase")
+    case .invalidEphemeralCase:
+      MessageID(domain: "SpoolMacros", id: "Reducer.invalidEphemeralCase")
     }
   }
 

@@ -1,8 +1,11 @@
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
-/// The compiler plugin that holds Spool's macros; the compiler loads it for `@Reducer`.
+/// The compiler plugin that holds Spool's macros; the compiler loads it for `@Reducer` and
+/// the case marks `@ReducerCaseEphemeral` and `@ReducerCaseIgnored`.
 @main
 struct SpoolMacrosPlugin: CompilerPlugin {
-  let providingMacros: [any Macro.Type] = [ReducerMacro.self]
+  let providingMacros: [any Macro.Type] = [
+    ReducerMacro.self, ReducerCaseEphemeralMacro.self, ReducerCaseIgnoredMacro.self,
+  ]
 }

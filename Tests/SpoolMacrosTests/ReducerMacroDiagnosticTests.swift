@@ -101,8 +101,6 @@ struct ReducerMacroDiagnosticTests {
       @Reducer
       enum Destination {
         case add(AddItem)
-        case alert
-        case edit(EditItem, Int)
         case detail(item: Detail)
         case pair((AddItem, EditItem))
         case maybe(AddItem?)
@@ -113,21 +111,49 @@ struct ReducerMacroDiagnosticTests {
       @Reducer
       enum Destination {
         case add(AddItem)
-        case alert
-             ┬────
-             ╰─ 🛑 '@Reducer' enum case 'alert' must hold exactly one unlabelled reducer, as in 'case alert(Alert)': it has no associated value
-        case edit(EditItem, Int)
-             ┬──────────────────
-             ╰─ 🛑 '@Reducer' enum case 'edit' must hold exactly one unlabelled reducer, as in 'case edit(Edit)': it has 2 associated values
         case detail(item: Detail)
                     ┬───────────
-                    ╰─ 🛑 '@Reducer' enum case 'detail' must hold exactly one unlabelled reducer, as in 'case detail(Detail)': its associated value has the label 'item'
+                    ╰─ 🛑 '@Reducer' enum case 'detail' must hold exactly one unlabelled reducer, as in 'case detail(Detail)', or be marked '@ReducerCaseEphemeral' or '@ReducerCaseIgnored': its associated value has the label 'item'
         case pair((AddItem, EditItem))
                   ┬──────────────────
-                  ╰─ 🛑 '@Reducer' enum case 'pair' must hold exactly one unlabelled reducer, as in 'case pair(Pair)': '(AddItem, EditItem)' is not the name of a reducer type
+                  ╰─ 🛑 '@Reducer' enum case 'pair' must hold exactly one unlabelled reducer, as in 'case pair(Pair)', or be marked '@ReducerCaseEphemeral' or '@ReducerCaseIgnored': '(AddItem, EditItem)' is not the name of a reducer type
         case maybe(AddItem?)
                    ┬───────
-                   ╰─ 🛑 '@Reducer' enum case 'maybe' must hold exactly one unlabelled reducer, as in 'case maybe(Maybe)': 'AddItem?' is not the name of a reducer type
+                   ╰─ 🛑 '@Reducer' enum case 'maybe' must hold exactly one unlabelled reducer, as in 'case maybe(Maybe)', or be marked '@ReducerCaseEphemeral' or '@ReducerCaseIgnored': 'AddItem?' is not the name of a reducer type
+      }
+      """
+    }
+  }
+
+  @Test func ephemeralCasesThatHoldNoNamedValue() {
+    assertMacro {
+      """
+      @Reducer
+      enum Destination {
+        @ReducerCaseEphemeral
+        case alert
+        @ReducerCaseEphemeral
+        case pair(Prompt<A>, Prompt<B>)
+        @ReducerCaseEphemeral
+        case maybe(Prompt<A>?)
+      }
+      """
+    } diagnostics: {
+      """
+      @Reducer
+      enum Destination {
+        @ReducerCaseEphemeral
+        case alert
+             ┬────
+             ╰─ 🛑 '@ReducerCaseEphemeral' case 'alert' must hold exactly one value of a named type whose actions are its 'Action': it has no associated value
+        @ReducerCaseEphemeral
+        case pair(Prompt<A>, Prompt<B>)
+             ┬─────────────────────────
+             ╰─ 🛑 '@ReducerCaseEphemeral' case 'pair' must hold exactly one value of a named type whose actions are its 'Action': it has 2 values
+        @ReducerCaseEphemeral
+        case maybe(Prompt<A>?)
+                   ┬─────────
+                   ╰─ 🛑 '@ReducerCaseEphemeral' case 'maybe' must hold exactly one value of a named type whose actions are its 'Action': 'Prompt<A>?' is not the name of a type
       }
       """
     }

@@ -248,4 +248,191 @@ struct ReducerMacroEnumTests {
       """#
     }
   }
+
+  // MARK: @ReducerCaseIgnored and @ReducerCaseEphemeral (TCA's `testEnum_CaseIgnored`,
+  // `testEnum_Attributes`)
+
+  @Test func ignoredCasesHoldStateAndNeverActions() {
+    assertMacro {
+      """
+      @Reducer
+      enum Destination {
+        case timeline(Timeline)
+        @ReducerCaseIgnored
+        case meeting(Meeting)
+        case welcome
+        case note(Meeting, text: String)
+      }
+      """
+    } expansion: {
+      #"""
+      enum Destination {
+        case timeline(Timeline)
+        @ReducerCaseIgnored
+        case meeting(Meeting)
+        case welcome
+        case note(Meeting, text: String)
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum State: Spool.CaseReducerState, Sendable {
+          typealias StateReducer = Destination
+          case timeline(Timeline.State)
+          case meeting(Meeting)
+          case welcome
+          case note(Meeting, text: String)
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum Action: Sendable {
+          case timeline(Timeline.Action)
+          case meeting(Swift.Never)
+          case welcome(Swift.Never)
+          case note(Swift.Never)
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.timeline,
+            action: \Self.Action.Cases.timeline
+          ) {
+            Timeline()
+          }
+        }
+
+        var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer, Spool.CaseReducer {
+      }
+      """#
+    }
+  }
+
+  @Test func ephemeralCasesHoldStateAndTheirTypesActions() {
+    assertMacro {
+      """
+      @Reducer
+      public enum Destination {
+        case edit(Edit)
+        @ReducerCaseEphemeral
+        case alert(Prompt<Alert>)
+        @Spool.ReducerCaseEphemeral
+        case toast(message: Toast)
+        @ReducerCaseIgnored
+        case preview(Item)
+      }
+      """
+    } expansion: {
+      #"""
+      public enum Destination {
+        case edit(Edit)
+        @ReducerCaseEphemeral
+        case alert(Prompt<Alert>)
+        @Spool.ReducerCaseEphemeral
+        case toast(message: Toast)
+        @ReducerCaseIgnored
+        case preview(Item)
+
+        @CasePathable
+        @dynamicMemberLookup
+        public enum State: Spool.CaseReducerState, Spool._EphemeralCaseReducerState, Sendable {
+          public typealias StateReducer = Destination
+          case edit(Edit.State)
+          case alert(Prompt<Alert>)
+          case toast(message: Toast)
+          case preview(Item)
+          public var _isEphemeral: Bool {
+            switch self {
+            case .alert, .toast:
+              true
+            case .edit, .preview:
+              false
+            }
+          }
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        public enum Action: Sendable {
+          case edit(Edit.Action)
+          case alert(Prompt<Alert>.Action)
+          case toast(message: Toast.Action)
+          case preview(Swift.Never)
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        public static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.edit,
+            action: \Self.Action.Cases.edit
+          ) {
+            Edit()
+          }
+        }
+
+        public var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer, Spool.CaseReducer {
+      }
+      """#
+    }
+  }
+
+  @Test func onlyEphemeralCasesNeedNoFalseBranch() {
+    assertMacro {
+      """
+      @Reducer
+      enum Destination {
+        @ReducerCaseEphemeral
+        case alert(Prompt<Alert>)
+      }
+      """
+    } expansion: {
+      """
+      enum Destination {
+        @ReducerCaseEphemeral
+        case alert(Prompt<Alert>)
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum State: Spool.CaseReducerState, Spool._EphemeralCaseReducerState, Sendable {
+          typealias StateReducer = Destination
+          case alert(Prompt<Alert>)
+          var _isEphemeral: Bool {
+            switch self {
+            case .alert:
+              true
+            }
+          }
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum Action: Sendable {
+          case alert(Prompt<Alert>.Action)
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.EmptyReducer<Self.State, Self.Action>()
+        }
+
+        var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer, Spool.CaseReducer {
+      }
+      """
+    }
+  }
 }

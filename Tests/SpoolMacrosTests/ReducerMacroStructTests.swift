@@ -210,4 +210,114 @@ struct ReducerMacroStructTests {
       """
     }
   }
+
+  // MARK: A struct without body, State or Action (TCA's `testStructWithNoRequirements`)
+
+  @Test func aStructWithNothingGetsAnEmptyStateActionAndBody() {
+    assertMacro {
+      """
+      @Reducer
+      struct Feature {
+      }
+      """
+    } expansion: {
+      """
+      struct Feature {
+
+          struct State: Codable, Equatable, Hashable, Sendable {
+            init() {
+            }
+          }
+
+          enum Action: Equatable, Hashable, Sendable {
+          }
+
+          let body = Spool.EmptyReducer<State, Action>()
+      }
+
+      extension Feature: Spool.Reducer {
+      }
+      """
+    }
+  }
+
+  @Test func aPublicStructGetsPublicMembers() {
+    assertMacro {
+      """
+      @Reducer
+      public struct Feature {}
+      """
+    } expansion: {
+      """
+      public struct Feature {
+
+          public struct State: Codable, Equatable, Hashable, Sendable {
+            public init() {
+            }
+          }
+
+          public enum Action: Equatable, Hashable, Sendable {
+          }
+
+          public let body = Spool.EmptyReducer<State, Action>()
+      }
+
+      extension Feature: Spool.Reducer {
+      }
+      """
+    }
+  }
+
+  @Test func aDeclaredStateOrActionIsKept() {
+    assertMacro {
+      """
+      @Reducer
+      struct Banner {
+        struct State: Equatable, Sendable {
+          var text = ""
+        }
+      }
+      """
+    } expansion: {
+      """
+      struct Banner {
+        struct State: Equatable, Sendable {
+          var text = ""
+        }
+
+        enum Action: Equatable, Hashable, Sendable {
+        }
+
+        let body = Spool.EmptyReducer<State, Action>()
+      }
+
+      extension Banner: Spool.Reducer {
+      }
+      """
+    }
+  }
+
+  @Test func typealiasesWithoutBodyGetOnlyTheBody() {
+    assertMacro {
+      """
+      @Reducer
+      struct Feature {
+        typealias State = Int
+        typealias Action = Bool
+      }
+      """
+    } expansion: {
+      """
+      struct Feature {
+        typealias State = Int
+        typealias Action = Bool
+
+        let body = Spool.EmptyReducer<State, Action>()
+      }
+
+      extension Feature: Spool.Reducer {
+      }
+      """
+    }
+  }
 }

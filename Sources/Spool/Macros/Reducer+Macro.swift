@@ -7,8 +7,8 @@ import SpoolCore
 /// enum, so that `\.child` case key paths and `action.child` work as in TCA. Attributes already
 /// written are not added twice, and a `State` or `Action` that is a typealias is left alone. It
 /// also marks `var body` `@ReducerBuilder<State, Action>` (the compiler does not carry the
-/// requirement's builder over to a conformance that a macro adds in an extension). The struct
-/// still declares its own `body` or `reduce(into:action:)`:
+/// requirement's builder over to a conformance that a macro adds in an extension). A struct
+/// declares its own `body` or `reduce(into:action:)`:
 ///
 /// ```swift
 /// @Reducer
@@ -28,8 +28,12 @@ import SpoolCore
 /// }
 /// ```
 ///
-/// On an enum whose cases each hold one reducer, `@Reducer` generates TCA's enum reducer: a
-/// `State` enum and an `Action` enum with a case per reducer (both `@CasePathable`,
+/// A struct that declares neither gets, as with TCA's macro, a `body` that does nothing, and
+/// an empty `State` (`Codable`, `Equatable`, `Hashable`, `Sendable`) and `Action` (with no case)
+/// where it declares no type of that name: `@Reducer struct Placeholder {}` is a reducer.
+///
+/// On an enum whose cases hold reducers, `@Reducer` generates TCA's enum reducer: a
+/// `State` enum and an `Action` enum with a case per case of the enum (both `@CasePathable`,
 /// `@dynamicMemberLookup` and `Sendable`), a `static var body` that runs each case's reducer on
 /// its case with `Scope(state: \.add, action: \.add) { AddItem() }`, an instance `body` that
 /// runs it, and a `CaseReducer` conformance. The generated `State` is a
@@ -50,6 +54,12 @@ import SpoolCore
 ///   .ifLet(\.$destination, action: \.destination)
 /// ```
 ///
+/// A case that holds something other than a reducer is marked, as in TCA:
+/// ``ReducerCaseEphemeral()`` for state that no reducer runs and that a presentation dismisses
+/// after any of its actions (TCA's alerts), ``ReducerCaseIgnored()`` for state that takes no
+/// action (its `Action` case holds `Never`). A case with no value, or with several, is ignored
+/// without the mark.
+///
 /// The closure forms still work when given the enum's static body
 /// (`.ifLet(\.destination, action: \.destination) { Destination.body }`); `ifCaseLet` has only
 /// that form.
@@ -63,10 +73,12 @@ import SpoolCore
 /// `CaseScope` or `scope(_:)`, as Spool has no views to switch on a store's case.
 ///
 /// `@Reducer` reports, as a compile error naming what is wrong: an application to a class,
-/// actor, protocol or extension; a struct with neither `body` nor `reduce(into:action:)` in its
-/// declaration; and an enum case that does not hold exactly one unlabelled value naming a
-/// reducer type (`case add`, `case add(AddItem, Int)`, `case add(item: AddItem)`, `case
-/// add((AddItem, Int))`).
+/// actor, protocol or extension; a struct with neither `body` nor `reduce(into:action:)` that
+/// declares a `reduce` with other labels or a `static var body` (meant as the reducer, which an
+/// empty `body` would silently replace); an unmarked enum case whose one value is not an
+/// unlabelled name of a reducer type (`case add(item: AddItem)`, `case add((AddItem, Int))`,
+/// `case add(AddItem?)`); and an `@ReducerCaseEphemeral` case without exactly one value of a
+/// named type.
 @attached(member, names: named(State), named(Action), named(body))
 @attached(memberAttribute)
 @attached(extension, conformances: Reducer, CaseReducer)

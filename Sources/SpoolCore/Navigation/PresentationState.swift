@@ -14,6 +14,9 @@ import CustomDump
 /// // state.destination = nil                      // dismisses
 /// ```
 ///
+/// `@PresentationState var destination: Destination.State?`, TCA's older spelling, declares the
+/// same property: `@Presents` is another name for this wrapper.
+///
 /// Where Spool differs from TCA: TCA's `@Presents` is a macro, because TCA's state is observed
 /// by SwiftUI through Observation; Spool has no views to drive, so `@Presents` is this property
 /// wrapper (``Presents`` names it), and a struct that holds one still gets its `Equatable`,

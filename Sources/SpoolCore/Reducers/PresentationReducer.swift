@@ -1,4 +1,5 @@
 import CasePathsCore
+import ConcurrencyExtras
 
 extension Reducer {
   /// Runs a presented child feature while it is presented: TCA's `ifLet` for `@Presents`
@@ -11,6 +12,9 @@ extension Reducer {
   ///   the child's state to `nil`. One that arrives while it is already `nil` does nothing: a
   ///   dismissal may be queued behind the parent's own.
   /// - ``DismissEffect`` (`@Dependency(\.dismiss)`) in the child's effects sends `.dismiss`.
+  /// - A child action sent to an `@ReducerCaseEphemeral` case of an `@Reducer` enum (state
+  ///   that no reducer runs, such as a confirmation) runs this reducer, then dismisses the
+  ///   child, unless this reducer presented another child meanwhile, as TCA does for alerts.
   ///
   /// The child's effects end with it, as in TCA: when its state becomes `nil`, or is replaced
   /// by another child, every effect it started is cancelled. Another child is a child in
@@ -139,9 +143,20 @@ extension Reducer {
         return childAction
       }
     )
+    // For a destination with `@ReducerCaseEphemeral` cases only: the identity of the child when
+    // it is in one of them.
+    let ephemeralChild = EphemeralCase<ChildState>.reflector().map { isEphemeral in
+      { (state: State) -> AnyHashableSendable? in
+        guard let child = state[keyPath: toPresentationState].wrappedValue, isEphemeral(child),
+          let id = childID(state)
+        else { return nil }
+        return AnyHashableSendable(id)
+      }
+    }
     return _PresentChildReducer(
       parent: _PresentationDismissReducer(
-        parent: self, toPresentationState: toPresentationState, toPresentationAction: toAction),
+        parent: self, toPresentationState: toPresentationState, toPresentationAction: toAction,
+        ephemeralChild: ephemeralChild),
       child: child,
       modifyChild: { state, body in
         // In place, as `ifLet`'s: a copy would make the child's storage non-unique.
@@ -167,7 +182,8 @@ public typealias _PresentationReducer<Parent: Reducer, Child: Reducer> =
 
 /// Runs the parent, then carries out a ``PresentationAction/dismiss``: the parent sees the
 /// child still presented, and the operator around this reducer then finds it gone and cancels
-/// its effects.
+/// its effects. A child action sent to ephemeral state (an `@ReducerCaseEphemeral` case)
+/// dismisses it the same way, after the parent, unless the parent presented another child.
 public struct _PresentationDismissReducer<
   Parent: Reducer, ChildState, ChildAction: Sendable
 >: Reducer {
@@ -176,27 +192,44 @@ public struct _PresentationDismissReducer<
   let toPresentationState: WritableKeyPath<Parent.State, PresentationState<ChildState>>
   @usableFromInline
   let toPresentationAction: AnyCasePath<Parent.Action, PresentationAction<ChildAction>>
+  /// The presented child's identity while it is ephemeral, `nil` otherwise; `nil` itself for
+  /// a destination without ephemeral cases, which then pays nothing for them.
+  @usableFromInline let ephemeralChild: ((Parent.State) -> AnyHashableSendable?)?
 
   @inlinable
   init(
     parent: Parent,
     toPresentationState: WritableKeyPath<Parent.State, PresentationState<ChildState>>,
-    toPresentationAction: AnyCasePath<Parent.Action, PresentationAction<ChildAction>>
+    toPresentationAction: AnyCasePath<Parent.Action, PresentationAction<ChildAction>>,
+    ephemeralChild: ((Parent.State) -> AnyHashableSendable?)?
   ) {
     self.parent = parent
     self.toPresentationState = toPresentationState
     self.toPresentationAction = toPresentationAction
+    self.ephemeralChild = ephemeralChild
   }
 
   @inlinable
   public func reduce(
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
-    let effect = parent.reduce(into: &state, action: action)
-    if case .dismiss? = toPresentationAction.extract(from: action) {
+    switch toPresentationAction.extract(from: action) {
+    case .dismiss?:
+      let effect = parent.reduce(into: &state, action: action)
       state[keyPath: toPresentationState].wrappedValue = nil
+      return effect
+    case .presented?:
+      guard let ephemeralChild, let before = ephemeralChild(state) else {
+        return parent.reduce(into: &state, action: action)
+      }
+      let effect = parent.reduce(into: &state, action: action)
+      if ephemeralChild(state) == before {
+        state[keyPath: toPresentationState].wrappedValue = nil
+      }
+      return effect
+    case nil:
+      return parent.reduce(into: &state, action: action)
     }
-    return effect
   }
 }
 
