@@ -43,10 +43,12 @@ where R.State: Sendable {
   // consumer lock (every method that touches them is documented "with the consumer lock held", and
   // their callers take it: the drain loop, `finish`, `settle`, the state readers, and producers
   // that reduce on their own thread); the lock is taken with an acquiring CAS and given back with a
-  // releasing store, so each holder sees its predecessor's writes. `drainEntry` and `effectSend`
-  // are written once by `install`, before any drain starts and before `Store.init` returns, and
-  // only read afterwards. `dependenciesKey` points at a global `TaskLocal` object that lives as
-  // long as the process and is never written through. `queue`, `registry`, `observers`,
+  // releasing store, so each holder sees its predecessor's writes. `drainEntry` and
+  // `makeEffectSend` are written once by `install`, before any drain starts and before
+  // `Store.init` returns, and only read afterwards; `effectSend` is created by the holder of the
+  // consumer lock when it first starts an effect (`sendForEffects`), and read only by holders.
+  // `dependenciesKey` points at a global `TaskLocal` object that lives as
+  // long as the process and is never written through. `queue`, `registry`, `observersCell`,
   // `shutdownFlag` and `drainActivity` synchronize themselves; every other stored property
   // (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`, `drainBatchLimit`,
   // `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
@@ -57,7 +59,12 @@ where R.State: Sendable {
   @usableFromInline let isolation: StoreIsolation
   @usableFromInline let queue: ActionQueue<QueuedAction<Action>>
   @usableFromInline let registry: EffectRegistry
-  @usableFromInline let observers = StateObservers<State>()
+  /// The state observers, created by the first subscriber (``observers``): most stores are
+  /// never observed, and an idle store should not hold them. 0 until then,
+  /// ``observersFinished`` when the store shut down before anyone subscribed, otherwise a
+  /// retained `StateObservers<State>`, which stays until deinit: readers use it unretained.
+  @usableFromInline let observersCell = Atomic<Int>(0)
+  @usableFromInline static var observersFinished: Int { 1 }
   @usableFromInline let instrumentation: (any StoreInstrumentation<Action>)?
 
   /// The state, in its own allocation: a stored property of a class would be checked for
@@ -79,9 +86,14 @@ where R.State: Sendable {
   /// Set once by `install`, before any drain starts.
   @usableFromInline var drainEntry: ((RootCore, Int) -> Int)?
 
-  /// The `Send` every effect of this store gets: it enqueues. Created once by `install`, in the
-  /// caller's module, so that it is specialized; written only before the store is shared.
+  /// The `Send` every effect of this store gets: it enqueues. Created when the store first
+  /// starts an effect (a store that never does holds none), by the holder of the consumer lock
+  /// (``sendForEffects``), which alone reads and writes it.
   @usableFromInline var effectSend: Send<Action>?
+
+  /// Creates ``effectSend``: set once by `install`, in the caller's module, so that the `Send`
+  /// is specialized. It captures nothing, so that setting it allocates nothing.
+  @usableFromInline var makeEffectSend: ((RootCore) -> Send<Action>)?
 
   /// The runs of the current drain pass waiting to start (``startEffect(_:of:collect:)``),
   /// `nil` when none is. Protected by the consumer lock. Not checked for exclusive access
@@ -177,12 +189,82 @@ where R.State: Sendable {
     // the runtime's slow path (a measurable part of `spool bench effects`). An effect that
     // sends after the store
     // shut down is reported, as a producer's `enqueue` is.
-    let queue = queue
-    let instrumentation = instrumentation
-    effectSend = Send { action in
-      Self.enqueue(action, into: queue, instrumentation: instrumentation)
+    makeEffectSend = { core in
+      let queue = core.queue
+      let instrumentation = core.instrumentation
+      return Send { action in
+        Self.enqueue(action, into: queue, instrumentation: instrumentation)
+      }
     }
     attachToQueue()
+  }
+
+  /// The `Send` for this store's effects (``effectSend``), created on first use; with the
+  /// consumer lock held.
+  @inlinable
+  var sendForEffects: Send<Action> {
+    if let send = effectSend { return send }
+    guard let make = makeEffectSend else {
+      preconditionFailure("Internal inconsistency: an effect started before install()")
+    }
+    let send = make(self)
+    effectSend = send
+    return send
+  }
+
+  // MARK: State observers
+
+  /// Calls `body` with the observers if anyone has subscribed; `nil` otherwise.
+  @inlinable
+  func withCreatedObservers<T>(_ body: (StateObservers<State>) -> T) -> T? {
+    let bits = observersCell.load(ordering: .acquiring)
+    guard bits != 0, bits != Self.observersFinished else { return nil }
+    // Retained by the cell until deinit, so the core's caller keeps it alive.
+    return Unmanaged<StateObservers<State>>
+      .fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+      ._withUnsafeGuaranteedRef(body)
+  }
+
+  /// Whether anybody observes the state: one atomic load when nobody ever subscribed.
+  @inlinable
+  var isObserved: Bool { withCreatedObservers { $0.isObserved } ?? false }
+
+  /// Offers the state to every observer; with the consumer lock held.
+  @inlinable
+  func publishState() {
+    _ = withCreatedObservers { $0.publish(statePointer.pointee) }
+  }
+
+  /// The observers, created by the first subscriber; finished ones (whose observers end at
+  /// once) if the store shut down before anyone subscribed.
+  var observers: StateObservers<State> {
+    if let created = withCreatedObservers({ $0 }) { return created }
+    let new = StateObservers<State>()
+    let bits = Int(bitPattern: Unmanaged.passRetained(new).toOpaque())
+    let (exchanged, current) = observersCell.compareExchange(
+      expected: 0, desired: bits, ordering: .acquiringAndReleasing
+    )
+    if exchanged { return new }
+    Unmanaged.passUnretained(new).release()
+    if current == Self.observersFinished {
+      new.finishAll()
+      return new
+    }
+    return Unmanaged<StateObservers<State>>
+      .fromOpaque(UnsafeRawPointer(bitPattern: current).unsafelyUnwrapped).takeUnretainedValue()
+  }
+
+  /// Finishes every observer: the store shut down. One CAS on the cell decides against a
+  /// first subscriber: either it created the observers, which are finished here, or it finds
+  /// the cell finished and finishes its own.
+  func finishObservers() {
+    let (exchanged, current) = observersCell.compareExchange(
+      expected: 0, desired: Self.observersFinished, ordering: .acquiringAndReleasing
+    )
+    guard !exchanged, current != Self.observersFinished else { return }
+    Unmanaged<StateObservers<State>>
+      .fromOpaque(UnsafeRawPointer(bitPattern: current).unsafelyUnwrapped)
+      .takeUnretainedValue().finishAll()
   }
 
   /// Makes this core the queue's drainer: from now on, the queue's idle→busy transitions
@@ -223,7 +305,7 @@ where R.State: Sendable {
     // The hints lay the idle-store path out as one straight run of code, the other paths out
     // of line: placed across more cache lines, its speed moved with where the linker put it
     // (Profiles/README.md, "Code placement").
-    if _fastPath(reducesOnCaller && !observers.isObserved) {
+    if _fastPath(reducesOnCaller && !isObserved) {
       let backoff = cspool_lock_backoff_get()
       if _fastPath(backoff == 0) {
         if _fastPath(queue.tryLockConsumer()) {
@@ -281,7 +363,7 @@ where R.State: Sendable {
       drainAfterCaller(bindingDependencies: false)
       return true
     }
-    if _slowPath(observers.isObserved) { observers.publish(statePointer.pointee) }
+    if _slowPath(isObserved) { publishState() }
     if pendingRuns == nil && pendingReserved.isEmpty {
       queue.unlockConsumer()
     } else {
@@ -480,7 +562,7 @@ where R.State: Sendable {
       }
     }
     startPendingEffects()
-    if reduced > 0, observers.isObserved { observers.publish(statePointer.pointee) }
+    if reduced > 0, isObserved { publishState() }
     return reduced
   }
 
@@ -557,7 +639,7 @@ where R.State: Sendable {
     // Effects that passes on producers' threads left collected start now, as they would
     // at the end of a drain pass.
     startPendingEffects()
-    if observers.isObserved { observers.publish(statePointer.pointee) }
+    if isObserved { publishState() }
     return StoreTask(tasks: tasks) { [self] in await settle(isolation: isolation) }
   }
 
@@ -697,9 +779,7 @@ where R.State: Sendable {
   /// suspensions allow (``EffectRunner``); with the consumer lock held.
   @inlinable
   func startPendingRuns() {
-    guard let send = effectSend else {
-      preconditionFailure("Internal inconsistency: an effect started before install()")
-    }
+    let send = sendForEffects
     guard let batch = pendingRuns else { return }
     pendingRuns = nil
     let registry = self.registry
@@ -735,9 +815,7 @@ where R.State: Sendable {
   /// consumer lock held.
   @inlinable
   func startPendingReserved() {
-    guard let send = effectSend else {
-      preconditionFailure("Internal inconsistency: an effect started before install()")
-    }
+    let send = sendForEffects
     for pending in pendingReserved {
       guard registry.shouldStart(pending.token) else {
         // Still an effect of its action for instrumentation: started and cancelled at once,
@@ -786,9 +864,7 @@ where R.State: Sendable {
     ids: [AnyHashableSendable],
     replacing: AnyHashableSendable? = nil
   ) -> Task<Void, any Error> {
-    guard let send = effectSend else {
-      preconditionFailure("Internal inconsistency: an effect started before install()")
-    }
+    let send = sendForEffects
     let work = timed(work, by: origin)
     // `registry.spawn` written out, so that the task's closure is the only allocation besides
     // the task itself (spawn's wrapper closure would be another).
@@ -860,9 +936,7 @@ where R.State: Sendable {
     tasks: inout [Task<Void, any Error>]
   ) {
     guard plan.hasTasks else { return }
-    guard let send = effectSend else {
-      preconditionFailure("Internal inconsistency: an effect started before install()")
-    }
+    let send = sendForEffects
     if !plan.unregistered.isEmpty {
       let task = spawn(.merge(plan.unregistered), ids: [], origin: origin, send: send)
       tasks.append(task)
@@ -972,7 +1046,7 @@ where R.State: Sendable {
     else { return }
     queue.close()
     registry.shutdown()
-    observers.finishAll()
+    finishObservers()
   }
 
   var isShutdown: Bool { shutdownFlag.load(ordering: .relaxed) }
@@ -980,6 +1054,11 @@ where R.State: Sendable {
   var runningEffectCount: Int { registry.count }
 
   deinit {
+    let bits = observersCell.load(ordering: .acquiring)
+    if bits != 0, bits != Self.observersFinished {
+      Unmanaged<StateObservers<State>>
+        .fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped).release()
+    }
     statePointer.deinitialize(count: 1)
     UnsafeMutableRawPointer(statePointer).deallocate()
   }
@@ -988,6 +1067,6 @@ where R.State: Sendable {
   func storeReleased() {
     queue.close()
     registry.shutdown()
-    observers.finishAll()
+    finishObservers()
   }
 }
