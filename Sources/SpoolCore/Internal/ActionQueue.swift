@@ -74,14 +74,21 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// the two ring pointers at indexes 1 and 2 (`ringIndex + parity`: read by producers after
   /// their CAS on `tail`, written by the consumer before its CAS), `consumed` (how far the
   /// consumer has read, as last published) at index `Self.consumedIndex` and the consumer lock
-  /// (1 while held) at `Self.lockIndex`, 128 bytes apart so that they never share a cache line.
+  /// (1 while held) at `Self.lockIndex`, 128 bytes apart (a pair of cache lines, as the
+  /// adjacent-line prefetcher fetches) so that they never share a line, and after them, on
+  /// lines of their own, the consumer's state (``consumer``): one allocation, so that an idle
+  /// store pays for one block rather than two.
   @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
   @usableFromInline static var ringIndex: Int { 1 }
   @usableFromInline static var consumedIndex: Int { 16 }
   @usableFromInline static var lockIndex: Int { 32 }
   /// The work-owed flag (``markWorkOwed()``), on the lock's line: only holders write it.
   @usableFromInline static var owedIndex: Int { 33 }
+  /// How many counter words there are: three pairs of cache lines (`tail` and the ring
+  /// pointers, `consumed`, the lock and the owed flag).
   static var counterCount: Int { 48 }
+  /// The distance between the counters' groups: a pair of cache lines.
+  static var lineSize: Int { 128 }
   /// How often the consumer publishes `consumed`.
   @usableFromInline static var publishInterval: Int { 64 }
   /// The smallest ring the queue grows to from none.
@@ -103,8 +110,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// queue closed lets it go (which breaks the cycle core → queue → core).
   private let drainer = Mutex<(any ActionQueueDrainer)?>(nil)
 
-  /// The consumer's side, in its own allocation so that it does not share a cache line with
-  /// `tail`. Protected by the consumer lock.
+  /// The consumer's side, in the counters' allocation after them, on cache lines of its own,
+  /// so that it shares none with `tail`, `consumed` or the lock. Protected by the consumer lock.
   @usableFromInline let consumer: UnsafeMutablePointer<ConsumerState>
 
   @usableFromInline struct ConsumerState {
@@ -136,31 +143,35 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     var capacity = 2
     while capacity < min(requested, RingWord.largestCapacity) { capacity <<= 1 }
     maximumCapacity = capacity
-    let countersRaw = UnsafeMutableRawPointer.allocate(
-      byteCount: MemoryLayout<Atomic<Int>>.stride * Self.counterCount, alignment: 128
-    )
-    counters = countersRaw.bindMemory(to: Atomic<Int>.self, capacity: Self.counterCount)
-    for index in 0..<Self.counterCount { (counters + index).initialize(to: Atomic(0)) }
-    // The consumer's state, and after it the sequence that stands for no ring.
+    // The counters, then the consumer's state, then the sequence that stands for no ring.
     let raw = UnsafeMutableRawPointer.allocate(
-      byteCount: MemoryLayout<ConsumerState>.stride + MemoryLayout<Atomic<Int>>.stride,
-      alignment: 128
+      byteCount: Self.consumerOffset + MemoryLayout<ConsumerState>.stride
+        + MemoryLayout<Atomic<Int>>.stride,
+      alignment: Self.lineSize
     )
-    let noRing = (raw + MemoryLayout<ConsumerState>.stride).bindMemory(
+    counters = raw.bindMemory(to: Atomic<Int>.self, capacity: Self.counterCount)
+    for index in 0..<Self.counterCount { (counters + index).initialize(to: Atomic(0)) }
+    let noRing = (raw + Self.consumerOffset + MemoryLayout<ConsumerState>.stride).bindMemory(
       to: Atomic<Int>.self, capacity: 1)
     noRing.initialize(to: Atomic(0))
-    consumer = raw.bindMemory(to: ConsumerState.self, capacity: 1)
+    consumer = (raw + Self.consumerOffset).bindMemory(to: ConsumerState.self, capacity: 1)
     consumer.initialize(to: ConsumerState(sequences: noRing))
+  }
+
+  /// Where the consumer's state starts in the counters' allocation: after the counters.
+  static var consumerOffset: Int {
+    let end = MemoryLayout<Atomic<Int>>.stride * counterCount
+    let alignment = max(lineSize, MemoryLayout<ConsumerState>.alignment)
+    return (end + alignment - 1) / alignment * alignment
   }
 
   deinit {
     while pop() != nil {}
     freeRing(consumer.pointee.word)
-    counters.deinitialize(count: Self.counterCount)
-    UnsafeMutableRawPointer(counters).deallocate()
     noRingSequence.deinitialize(count: 1)
     consumer.deinitialize(count: 1)
-    UnsafeMutableRawPointer(consumer).deallocate()
+    counters.deinitialize(count: Self.counterCount)
+    UnsafeMutableRawPointer(counters).deallocate()
   }
 
   // MARK: Rings
