@@ -302,3 +302,17 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// SPOOL_PACKAGE_OMIT_POSTGRES=1 leaves SpoolPostgres, its bench and tests, and postgres-nio
+// (with swift-nio-ssl's and swift-crypto's BoringSSL) out of the package. Only for builds that
+// need none of them: .ci/asan, which tests SpoolIO and SpoolJournal under AddressSanitizer and
+// would otherwise compile all of that with instrumentation. Users never set it.
+if Context.environment["SPOOL_PACKAGE_OMIT_POSTGRES"] == "1" {
+  let postgresTargets: Set = ["SpoolPostgres", "spool-postgres-bench", "SpoolPostgresTests"]
+  package.targets.removeAll { postgresTargets.contains($0.name) }
+  package.products.removeAll { postgresTargets.contains($0.name) }
+  package.dependencies.removeAll { dependency in
+    guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+    return location.hasSuffix("/postgres-nio")
+  }
+}

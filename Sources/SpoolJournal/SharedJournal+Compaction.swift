@@ -42,21 +42,34 @@ extension SharedJournal {
   ///
   /// - Returns: The segments removed.
   /// - Throws: ``JournalError`` for a record that is damaged or not the one its index names;
-  ///   the `IOError` of a read, write, sync or removal. Nothing is removed before the records
-  ///   it holds are copied, so a failure loses nothing.
+  ///   the `IOError` of a read, write, sync or removal; ``JournalError/Code/storeBusy`` after
+  ///   ``close()``. Nothing is removed before the records it holds are copied, so a failure
+  ///   loses nothing. A ``close()`` during a compaction waits for it to end.
   ///
   /// ```swift
   /// let removed = try await journal.compact()
   /// ```
   @discardableResult
   public func compact() async throws -> [Int] {
-    let started = sink.core.withLock { core -> Bool in
+    let started = sink.core.withLock { core -> Bool? in
+      guard !core.isFinished else { return nil }
       guard !core.isCompacting else { return false }
       core.isCompacting = true
       return true
     }
+    guard let started else {
+      throw JournalError(
+        file: path, offset: 0, problem: .storeBusy("the shared journal is closed"))
+    }
     guard started else { return [] }
-    defer { sink.core.withLock { $0.isCompacting = false } }
+    defer {
+      let waiters = sink.core.withLock { core in
+        core.isCompacting = false
+        defer { core.compactionWaiters.removeAll() }
+        return core.compactionWaiters
+      }
+      for waiter in waiters { waiter.resume() }
+    }
     // The copies' segment stays under the segment size limit, with room for its header.
     let plan = sink.core.withLock {
       $0.planCompaction(limit: Self.maxSegmentBytes - (1 << 17))

@@ -81,6 +81,13 @@ public final class SharedJournal<
   /// is another run's) the segment is scanned and the index rebuilt. A segment cut by a crash
   /// keeps its whole records; nothing is ever appended after a torn tail.
   ///
+  /// The journal is open in one place at a time: `open` takes an exclusive lock on
+  /// `path.lock` (`flock`), held until ``close()``, and refuses a journal that another
+  /// `SharedJournal`, in this process or another, has open. The kernel releases the lock of a
+  /// process that dies, so a crash never leaves the journal locked. With the lock taken, `open`
+  /// removes the temporary files that a run which died while writing a compaction's copies or
+  /// an index left behind (``SharedJournalOpening/removedTemporaries``).
+  ///
   /// - Parameters:
   ///   - path: The journal's path; its folder must exist and be writable.
   ///   - configuration: Segment size (at most 1 GiB), buffer size and flush interval;
@@ -90,7 +97,8 @@ public final class SharedJournal<
   ///     ``maxKeyBytes`` bytes of UTF-8, one ID per key.
   /// - Throws: ``JournalError`` naming the file, byte and problem: a damaged header, record
   ///   or index (``JournalError/Code/corruptIndex``), a segment of another action type or
-  ///   format version, or an I/O failure.
+  ///   format version, an I/O failure, or ``JournalError/Code/inUse`` (naming the lock file)
+  ///   when the journal is open elsewhere.
   ///
   /// ```swift
   /// let journal = try await SharedJournal<Int, Cart.State, Cart.Action>.open(
@@ -111,12 +119,14 @@ public final class SharedJournal<
       let problem = IOError(errno: errno, operation: "access", target: .path(folder))
       throw JournalError(file: JournalFormat.filePath(path, index: 0), offset: 0, problem: .io(problem))
     }
+    let lock = try SharedJournalLock(path: path)
+    var opening = SharedJournalOpening()
+    opening.removedTemporaries = JournalFiles.removeTemporaries(of: path)
     let segments = try JournalFiles.indices(of: path)
     let writer = JournalWriter(path: path, engine: engine)
     let core = SharedJournalCore(
       for: Action.self, configuration: configuration, writer: writer,
       runID: UInt64.random(in: 1...UInt64.max), firstSegment: (segments.last ?? -1) + 1)
-    var opening = SharedJournalOpening()
     for segment in segments {
       do {
         try await load(segment, path: path, engine: engine, into: core, opening: &opening)
@@ -126,7 +136,7 @@ public final class SharedJournal<
     }
     opening.stores = core.stores.count
     let sink = SharedJournalSink(
-      path: path, engine: engine, configuration: configuration, core: core)
+      path: path, engine: engine, configuration: configuration, core: core, lock: lock)
     return SharedJournal(path: path, opening: opening, engine: engine, key: key, sink: sink)
   }
 
@@ -536,6 +546,8 @@ public final class SharedJournal<
 
   /// Stops recording, writes and syncs every record, and writes the last segment's index.
   /// Stores that record afterwards drop their actions. A second call does nothing more.
+  /// Waits for a running ``compact()`` to end, then releases the journal's lock (even when a
+  /// write fails), after which another run may open it.
   ///
   /// - Returns: What this run of the journal wrote.
   /// - Throws: The first `IOError` of the writes or syncs.
@@ -572,6 +584,9 @@ public struct SharedJournalOpening: Sendable, Hashable {
   public var rebuiltIndexes = 0
   /// Segments cut before their header was whole (they hold no record).
   public var cutSegments = 0
+  /// Temporary files removed: a compaction's copies or an index that a run which died
+  /// partway through writing them left behind.
+  public var removedTemporaries = 0
   /// Bytes read: segment headers, index files, scanned segments.
   public var bytesRead = 0
   /// Bytes of index files read.

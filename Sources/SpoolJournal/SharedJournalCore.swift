@@ -318,6 +318,9 @@ final class SharedJournalCore {
   private(set) var layoutEpoch = 0
   /// Whether a compaction runs: compactions never overlap.
   var isCompacting = false
+  /// `close()` calls waiting for the running compaction to end, so that the journal's lock is
+  /// never released while a compaction may still remove a segment.
+  var compactionWaiters: [CheckedContinuation<Void, Never>] = []
   /// Sealed segments that a compaction wrote (every record in them was live when copied).
   var compactedSegments: Set<Int> = []
 

@@ -21,11 +21,14 @@ final class SharedJournalSink: Sendable {
   /// Called by a compaction after each of its steps; a test sets it to stop one partway, as a
   /// crash or an I/O failure there would.
   let compactionFault = Mutex<(@Sendable (SharedJournalCompactionStep) throws -> Void)?>(nil)
+  /// The journal's lock, held from `open` until ``close()`` ends (or the sink is released).
+  private let lock: SharedJournalLock
 
   init(
     path: String, engine: IOEngine, configuration: JournalConfiguration,
-    core: sending SharedJournalCore
+    core: sending SharedJournalCore, lock: SharedJournalLock
   ) {
+    self.lock = lock
     self.path = path
     self.engine = engine
     writer = core.writer
@@ -102,14 +105,38 @@ final class SharedJournalSink: Sendable {
 
   /// Stops recording, writes and syncs the rest, and writes the last segment's index.
   func close() async throws -> (records: Int, dropped: Int, files: Int, bytes: Int) {
+    // Released even when the last writes fail: the journal takes no more records either way,
+    // and the next open reads what reached the disk.
+    defer { lock.release() }
     schedule?.stop()
     let (seal, recorded, dropped) = core.withLock { core in
       (core.finish(), core.recorded, core.dropped)
     }
-    let written = try await writer.finish()
-    if let seal { try await writeIndex(seal) }
+    let written: (files: Int, bytes: Int, droppedBytes: Int)
+    do {
+      written = try await writer.finish()
+      if let seal { try await writeIndex(seal) }
+    } catch {
+      await waitForCompaction()
+      throw error
+    }
     await waitForSeals()
+    await waitForCompaction()
     return (recorded, dropped, written.files, written.bytes)
+  }
+
+  /// Waits until no compaction runs. A running compaction may still remove segments: the lock
+  /// is released only after it ends, or another run could open the journal and read a
+  /// segment removed under it.
+  private func waitForCompaction() async {
+    await withCheckedContinuation { continuation in
+      let endedAlready = core.withLock { core -> Bool in
+        guard core.isCompacting else { return true }
+        core.compactionWaiters.append(continuation)
+        return false
+      }
+      if endedAlready { continuation.resume() }
+    }
   }
 
   /// Waits until the index files of the segments sealed so far are written (or failed).

@@ -8,11 +8,20 @@ import Synchronization
 /// arrived while the previous one ran. So concurrent producers share commits (group commit),
 /// and one entity's rows, which all go through one queue, commit in order.
 final class PostgresCommitQueue: Sendable {
-  private let state: Mutex<PostgresCommitQueueStateMachine>
+  /// Resumed with `true` when the rows it waits for are completed, `false` when its task was
+  /// cancelled first.
+  typealias Waiter = CheckedContinuation<Bool, Never>
+  typealias Drainer = CheckedContinuation<[PostgresJournalRow]?, Never>
+
+  /// Lock order: this lock, then a row's link (the state machine fails rows' links in
+  /// ``close(_:)``); a link's lock takes no other.
+  private let state: Mutex<PostgresCommitQueueStateMachine<Waiter, Drainer>>
   private let connection: PostgresConnectionSlot
   private let sql: String
   /// Commits made, for the measurements (rows per commit).
   private let commitCount = Atomic<Int>(0)
+  /// The IDs of waiting tasks, for their cancellation: unique per queue.
+  private let waiterIDs = Atomic<UInt64>(0)
   /// The drainer, set once right after `init`: ``shutdown(_:)`` awaits it.
   private let drainer = Mutex<Task<Void, Never>?>(nil)
 
@@ -30,6 +39,9 @@ final class PostgresCommitQueue: Sendable {
   /// Rows queued since the queue began, committed or not.
   var queuedRows: Int { state.withLock { Int($0.lastNumber) } }
 
+  /// Tasks waiting for rows, for the tests.
+  var waitingTasks: Int { state.withLock { $0.waiterCount } }
+
   /// Queues a row; returns its number, which ``wait(through:)`` takes, or `nil` when the queue
   /// is closed (the row is not queued).
   func append(
@@ -45,19 +57,35 @@ final class PostgresCommitQueue: Sendable {
   }
 
   /// Waits until the rows numbered up to `number` are completed: committed, refused or failed
-  /// (each row's link tells which).
-  func wait(through number: UInt64) async {
-    await withCheckedContinuation { continuation in
-      let now = state.withLock { $0.wait(through: number, continuation) }
-      if now { continuation.resume() }
+  /// (each row's link tells which). Returns `false`, at once, when the calling task is
+  /// cancelled before: the rows stay queued and their commit goes on for the other waiters.
+  func wait(through number: UInt64) async -> Bool {
+    let id = waiterIDs.add(1, ordering: .relaxed).newValue
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: Waiter) in
+        switch state.withLock({ $0.wait(id: id, through: number, continuation) }) {
+        case .resumeNow:
+          continuation.resume(returning: true)
+        case .stored:
+          // The cancellation handler may have run before the waiter was stored, and found
+          // nothing to cancel: then this does its work (the handler never runs again).
+          if Task.isCancelled { cancelWait(id) }
+        }
+      }
+    } onCancel: {
+      cancelWait(id)
     }
+  }
+
+  /// Resumes the waiter `id` as cancelled, unless it was resumed already.
+  private func cancelWait(_ id: UInt64) {
+    state.withLock { $0.cancelWait(id) }?.resume(returning: false)
   }
 
   /// Stops taking rows: rows not yet taken by a commit fail with `error`; a commit in flight
   /// completes.
   func close(_ error: PostgresJournalError) {
-    let (drainer, untaken) = state.withLock { $0.close(error) }
-    for row in untaken { row.link.fail(error, at: row.number) }
+    let (drainer, _) = state.withLock { $0.close(error) }
     drainer?.resume(returning: nil)
   }
 
@@ -82,16 +110,17 @@ final class PostgresCommitQueue: Sendable {
       guard let batch, let last = batch.last else { break }
       await commit(batch)
       let ready = state.withLock { $0.complete(through: last.number) }
-      for waiter in ready { waiter.resume() }
+      for waiter in ready { waiter.resume(returning: true) }
     }
-    let ready = state.withLock { $0.complete(through: $0.lastNumber) }
-    for waiter in ready { waiter.resume() }
+    let ready = state.withLock { $0.drainerStopped() }
+    for waiter in ready { waiter.resume(returning: true) }
   }
 
   /// Commits `batch` in one statement; refused entities' and failed rows' links are told.
   private func commit(_ batch: [PostgresJournalRow]) async {
-    // Rows of an entity that failed earlier are not written: they would follow a gap.
-    let rows = batch.filter { $0.link.error == nil }
+    // Rows of an entity that failed earlier are not written: they would follow a gap. A
+    // failure of a later row (the queue closed meanwhile) does not stop an earlier one.
+    let rows = batch.filter { $0.link.error(through: $0.number) == nil }
     guard !rows.isEmpty else { return }
     var entities: [String] = []
     var numbers: [Int64] = []

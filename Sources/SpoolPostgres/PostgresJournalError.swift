@@ -30,7 +30,7 @@ public struct PostgresJournalError: Error, Sendable, Hashable, CustomStringConve
     private enum Kind: String, Hashable, Sendable {
       case unreachable, database, invalidConfiguration, schemaVersion, ownedElsewhere, fenced
       case inUse, undecodableAction, undecodableState, stateMismatch, missingAction
-      case notRecording
+      case notRecording, cancelled
     }
 
     private let kind: Kind
@@ -68,6 +68,9 @@ public struct PostgresJournalError: Error, Sendable, Hashable, CustomStringConve
     public static let missingAction = Code(.missingAction)
     /// The recorder was finished or failed earlier: the action was not recorded.
     public static let notRecording = Code(.notRecording)
+    /// The task waiting for a durable acknowledgement was cancelled before the actions were
+    /// committed: they may still be; nothing was reported durable.
+    public static let cancelled = Code(.cancelled)
   }
 
   /// The kind of problem.

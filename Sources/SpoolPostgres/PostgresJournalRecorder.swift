@@ -13,9 +13,10 @@ import Synchronization
 /// committed.
 ///
 /// Once a row of the entity is refused (the entity was taken over: ``PostgresJournalError/Code/fenced``)
-/// or its commit fails, the recorder records nothing more: later actions are dropped (a row
-/// after a missing one would leave a gap), and every ``waitUntilDurable()`` that covers them
-/// throws that error. The entity must then be taken again (``PostgresJournalDirectory/makeStore(for:initialState:recovered:reducer:)``
+/// or its commit fails (the connection broke, PostgreSQL is unreachable), the recorder records
+/// nothing more: later actions are dropped (a row after a missing one would leave a gap), and
+/// every ``waitUntilDurable()`` that covers them throws that error. The store's state then runs
+/// ahead of its journal: stop serving it. The entity must then be taken again (``PostgresJournalDirectory/makeStore(for:initialState:recovered:reducer:)``
 /// after ``PostgresJournalDirectory/evict(_:finalState:)``), which recovers what was committed.
 ///
 /// ```swift
@@ -160,20 +161,36 @@ public final class PostgresJournalRecorder<Action: Codable & Sendable>: StoreIns
   /// share commits (group commit): a commit carries every row queued while the one before it
   /// ran.
   ///
+  /// Cancelling the calling task ends the wait at once with ``PostgresJournalError/Code/cancelled``
+  /// unless the actions are committed already: the actions stay queued and are committed (or
+  /// fail) as if the call still waited, and other calls waiting for them are not disturbed. A
+  /// cancelled call says nothing of their durability; call again to learn it.
+  ///
   /// - Throws: ``PostgresJournalError``: ``PostgresJournalError/Code/fenced`` when the entity
   ///   was taken over (the refused rows were not committed), ``PostgresJournalError/Code/database``
-  ///   when a commit failed, ``PostgresJournalError/Code/notRecording`` when an action could not
-  ///   be recorded. An action covered by a call that throws may or may not be committed only in
-  ///   the case of a connection lost during its commit; it is never reported durable unless
-  ///   it was.
+  ///   when a commit failed (the connection broke, or PostgreSQL is unreachable),
+  ///   ``PostgresJournalError/Code/notRecording`` when an action could not be recorded,
+  ///   ``PostgresJournalError/Code/cancelled`` when the calling task was cancelled first. An
+  ///   action covered by a call that throws may or may not be committed only in the case of a
+  ///   connection lost during its commit; it is never reported durable unless it was. After
+  ///   any error but `cancelled`, the recorder records nothing more: evict the entity's store,
+  ///   and take it again to serve it.
   ///
   /// ```swift
   /// await store.send(.add(item))
   /// try await recorder.waitUntilDurable()
   /// ```
   public func waitUntilDurable() async throws(PostgresJournalError) {
-    let (through, dropped) = core.withLock { ($0.lastRow, $0.dropped) }
-    if through > 0 { await queue.wait(through: through) }
+    let (through, dropped, sequence) = core.withLock {
+      ($0.lastRow, $0.dropped, $0.nextSequence - 1)
+    }
+    if through > 0, await !queue.wait(through: through) {
+      throw PostgresJournalError(
+        .cancelled, entity: entity, sequenceNumber: sequence,
+        message:
+          "the wait was cancelled before the actions through this sequence number were "
+          + "committed; they may still be")
+    }
     if let error = link.error(through: through) { throw error }
     if dropped > 0, let error = link.error { throw error }
   }

@@ -387,8 +387,9 @@ extension SpoolJournalTests {
     }
 
     /// Eight producers, one store each, each acknowledging every action only after
-    /// `waitUntilDurable()`: a second open of the journal (as after a crash: the first is not
-    /// closed) recovers every acknowledged action of every store, exactly; syncs were shared.
+    /// `waitUntilDurable()`: the journal's files as they are then, opened as after a crash (a
+    /// copy under another name, since the first journal, not closed, holds the lock), recover
+    /// every acknowledged action of every store, exactly; syncs were shared.
     @Test(arguments: allBackends)
     func concurrentProducersAcrossStoresAreDurable(backend: IOBackend.Preference) async throws {
       let directory = TemporaryDirectory()
@@ -415,7 +416,12 @@ extension SpoolJournalTests {
         let syncs = journal.sink.writer.durableSyncs
         #expect(syncs >= 1 && syncs <= 800)
 
-        let second = try await Journal.open(path: path, engine: engine)
+        let crashed = directory.file("crashed")
+        for name in directory.entries() where name.hasPrefix("durable.") && name != "durable.lock" {
+          writeFileBytes(
+            crashed + name.dropFirst("durable".count), fileBytes(directory.file(name)))
+        }
+        let second = try await Journal.open(path: crashed, engine: engine)
         #expect(second.opening.scannedSegments == 1)
         for producer in 0..<8 {
           let recovery = try await second.recover(for: producer, initialState: Ledger.State()) {

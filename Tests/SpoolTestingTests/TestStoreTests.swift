@@ -133,6 +133,8 @@ import Testing
       return text.contains("Must handle 1 received action before sending an action")
         && text.contains("increment")
     }
+    // The unhandled action is still there to be received, as in TCA.
+    await store.receive(.increment) { $0.count = 1 }
   }
 
   @Test func synchronousSendsAreReceivedInOrder() async {

@@ -36,8 +36,14 @@ struct KillChild {
 
   /// Waits until the acks file holds `count` lines; `false` after 60 s or if the child exited.
   func waitForAcknowledgements(atLeast count: Int) async throws -> Bool {
+    try await waitForLines(in: "acks", atLeast: count)
+  }
+
+  /// Waits until the file `name` in the folder holds `count` lines; `false` after 60 s or if
+  /// the child exited.
+  func waitForLines(in name: String, atLeast count: Int) async throws -> Bool {
     for _ in 0..<6_000 {
-      if TemporaryDirectory.lines(of: "\(folder)/acks").count >= count { return true }
+      if TemporaryDirectory.lines(of: "\(folder)/\(name)").count >= count { return true }
       if !process.isRunning { return false }
       try await Task.sleep(for: .milliseconds(10))
     }

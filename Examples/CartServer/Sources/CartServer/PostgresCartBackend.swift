@@ -18,9 +18,11 @@ import SpoolServiceLifecycle
 /// A request for a cart that another live process holds answers `307 Temporary Redirect`
 /// with the owner's address (as recorded in PostgreSQL) in `X-Spool-Owner` and in `Location`:
 /// nginx forwards it there (`cluster/nginx.conf.template`), and a client that
-/// talks to the processes directly can follow it. A cart whose writes are refused because
-/// another process took it over (this process was cut off from PostgreSQL for a while) is
-/// evicted at once and answers `503 Service Unavailable`; the next request finds the new owner.
+/// talks to the processes directly can follow it. A cart whose journal fails is evicted at
+/// once and answers `503 Service Unavailable`: its writes were refused because another process
+/// took it over (this process was cut off from PostgreSQL for a while; the next request finds
+/// the new owner), or PostgreSQL could not be reached (the next request takes the cart again
+/// and recovers what was committed, once PostgreSQL answers; until then it answers `503`).
 final class PostgresCartBackend: CartBackend {
   let node: PostgresJournalNode
   let carts: PostgresJournalDirectory<String, CartFeature.State, CartFeature.Action>
@@ -69,7 +71,11 @@ final class PostgresCartBackend: CartBackend {
 
   func cart(_ id: String) async throws -> CartFeature.State {
     try await answering(id, path: "/carts/\(id)") {
-      try await registry.withStore(id) { await $0.state }
+      try await registry.withStore(id) { store in
+        // A cart whose journal failed may hold actions that were never committed: not shown.
+        if let failure = carts.recorder(for: id)?.failure { throw failure }
+        return await store.state
+      }
     }
   }
 
@@ -115,13 +121,22 @@ final class PostgresCartBackend: CartBackend {
         throw HTTPError(
           .temporaryRedirect,
           headers: [.location: "http://\(owner)\(path)", .spoolOwner: owner])
+      case .cancelled:
+        // The request went away while its action committed: nothing to answer.
+        throw CancellationError()
       case .fenced:
         // Another process took the cart over: this store must not serve it any more.
         logger.warning("cart \(id): \(error)")
         await registry.evict(id)
         throw HTTPError(.serviceUnavailable, message: "cart \(id) moved to another process")
       default:
+        // PostgreSQL unreachable, a connection broken, or a journal that does not recover.
+        // A store whose journal failed runs ahead of what is committed and records nothing
+        // more: it is evicted (no snapshot is written from it), and the next request takes the
+        // cart again and recovers exactly what was committed, once PostgreSQL answers. When no
+        // store was made (taking the cart failed), there is nothing to evict.
         logger.error("cart \(id): \(error)")
+        await registry.evict(id)
         throw HTTPError(.serviceUnavailable, message: "cart \(id) cannot be journaled now")
       }
     }

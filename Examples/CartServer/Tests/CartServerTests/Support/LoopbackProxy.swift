@@ -1,0 +1,1 @@
+../../../../../Tests/SpoolPostgresTests/Support/LoopbackProxy.swift

@@ -1,0 +1,7 @@
+#if SPOOL_TSAN
+  import Spool
+
+  /// In the Thread Sanitizer build only (`-DSPOOL_TSAN`, `.ci/tsan`), shadows
+  /// `Synchronization.Mutex` with a lock that TSan understands; see `ThreadSanitizerMutex`.
+  typealias Mutex<Value> = ThreadSanitizerMutex<Value>
+#endif
