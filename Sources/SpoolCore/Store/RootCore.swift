@@ -48,27 +48,30 @@ where R.State: Sendable {
   // `Store.init` returns, and only read afterwards; `effectSend` is created by the holder of the
   // consumer lock when it first starts an effect (`sendForEffects`), and read only by holders.
   // `dependenciesKey` points at a global `TaskLocal` object that lives as
-  // long as the process and is never written through. `queue`, `registry`, `observersCell`,
-  // `shutdownFlag` and `drainActivity` synchronize themselves; every other stored property
-  // (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`, `drainBatchLimit`,
-  // `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
+  // long as the process and is never written through. `queue`, `registryCell`, `observersCell`
+  // (one atomic word each, see `LazyReference`), `shutdownFlag` and `drainActivity` synchronize
+  // themselves; every other stored property (`isolation`, `effectExecutor`, `instrumentation`,
+  // `dependencies`, `idleSpinLimit`, `drainBatchLimit`, `reducesOnCaller`, `timesReduces`) is a
+  // `let` of a Sendable type.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
 
-  @usableFromInline let isolation: StoreIsolation
+  @usableFromInline let isolation: any StoreIsolation
   @usableFromInline let queue: ActionQueue<QueuedAction<Action>>
-  @usableFromInline let registry: EffectRegistry
+  /// The effect registry, created by the first effect or drain pass (``registry``): an idle
+  /// store that never started an effect should not hold one. Shut down with the store.
+  @usableFromInline let registryCell = LazyReference<EffectRegistry>()
+  /// What the registry's tasks run on, kept for its creation.
+  @usableFromInline let effectExecutor: (any TaskExecutor)?
   /// The state observers, created by the first subscriber (``observers``): most stores are
-  /// never observed, and an idle store should not hold them. 0 until then,
-  /// ``observersFinished`` when the store shut down before anyone subscribed, otherwise a
-  /// retained `StateObservers<State>`, which stays until deinit: readers use it unretained.
-  @usableFromInline let observersCell = Atomic<Int>(0)
-  @usableFromInline static var observersFinished: Int { 1 }
+  /// never observed, and an idle store should not hold them. Finished with the store.
+  @usableFromInline let observersCell = LazyReference<StateObservers<State>>()
   @usableFromInline let instrumentation: (any StoreInstrumentation<Action>)?
 
-  /// The state, in its own allocation: a stored property of a class would be checked for
-  /// exclusive access at run time on every action. Protected by the consumer lock.
+  /// The state, in the queue's allocation (``ActionQueue/trailingStorage``): a stored property
+  /// of a class would be checked for exclusive access at run time on every action. Protected
+  /// by the consumer lock.
   @usableFromInline let statePointer: UnsafeMutablePointer<State>
   /// Called with the consumer lock held only (read-only after init).
   @usableFromInline let reducer: R
@@ -157,19 +160,21 @@ where R.State: Sendable {
     effectExecutor: (any TaskExecutor)?,
     queueCapacity: Int
   ) {
-    self.isolation = StoreIsolation(executor: executor)
+    self.isolation = makeStoreIsolation(executor: executor)
     self.idleSpinLimit = executor == nil ? 4_000 : 0
     self.drainBatchLimit = executor == nil ? 65_536 : 256
     self.reducesOnCaller = executor == nil
-    self.queue = ActionQueue(capacity: queueCapacity)
-    self.registry = EffectRegistry(executor: effectExecutor, startsImmediately: true)
-    // Cache lines of its own (128 bytes, a pair, as the adjacent-line prefetcher fetches):
-    // the state is written on every action, and a neighbour in the same line read by another
-    // thread would take the line away between two actions.
-    let lines = (MemoryLayout<State>.stride + 127) / 128 * 128
-    self.statePointer = UnsafeMutableRawPointer.allocate(
-      byteCount: max(lines, 128), alignment: max(128, MemoryLayout<State>.alignment)
-    ).bindMemory(to: State.self, capacity: 1)
+    // The state lives in the queue's allocation, after the consumer's state: both are written
+    // only by the holder of the consumer lock, so they can share lines, which no producer's
+    // counter shares (a neighbour read by another thread would take the line away between
+    // two actions); and an idle store pays for one 128-aligned block instead of two.
+    self.queue = ActionQueue(
+      capacity: queueCapacity,
+      trailingByteCount: MemoryLayout<State>.size,
+      trailingAlignment: MemoryLayout<State>.alignment
+    )
+    self.effectExecutor = effectExecutor
+    self.statePointer = queue.trailingStorage.bindMemory(to: State.self, capacity: 1)
     self.statePointer.initialize(to: initialState)
     self.reducer = reducer
     self.dependencies = dependencies
@@ -217,12 +222,7 @@ where R.State: Sendable {
   /// Calls `body` with the observers if anyone has subscribed; `nil` otherwise.
   @inlinable
   func withCreatedObservers<T>(_ body: (StateObservers<State>) -> T) -> T? {
-    let bits = observersCell.load(ordering: .acquiring)
-    guard bits != 0, bits != Self.observersFinished else { return nil }
-    // Retained by the cell until deinit, so the core's caller keeps it alive.
-    return Unmanaged<StateObservers<State>>
-      .fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-      ._withUnsafeGuaranteedRef(body)
+    observersCell.withExisting(body)
   }
 
   /// Whether anybody observes the state: one atomic load when nobody ever subscribed.
@@ -238,33 +238,34 @@ where R.State: Sendable {
   /// The observers, created by the first subscriber; finished ones (whose observers end at
   /// once) if the store shut down before anyone subscribed.
   var observers: StateObservers<State> {
-    if let created = withCreatedObservers({ $0 }) { return created }
-    let new = StateObservers<State>()
-    let bits = Int(bitPattern: Unmanaged.passRetained(new).toOpaque())
-    let (exchanged, current) = observersCell.compareExchange(
-      expected: 0, desired: bits, ordering: .acquiringAndReleasing
-    )
-    if exchanged { return new }
-    Unmanaged.passUnretained(new).release()
-    if current == Self.observersFinished {
-      new.finishAll()
-      return new
-    }
-    return Unmanaged<StateObservers<State>>
-      .fromOpaque(UnsafeRawPointer(bitPattern: current).unsafelyUnwrapped).takeUnretainedValue()
+    observersCell.object(make: { StateObservers<State>() }, close: { $0.finishAll() })
   }
 
-  /// Finishes every observer: the store shut down. One CAS on the cell decides against a
-  /// first subscriber: either it created the observers, which are finished here, or it finds
-  /// the cell finished and finishes its own.
+  /// Finishes every observer: the store shut down.
   func finishObservers() {
-    let (exchanged, current) = observersCell.compareExchange(
-      expected: 0, desired: Self.observersFinished, ordering: .acquiringAndReleasing
+    observersCell.close { $0.finishAll() }
+  }
+
+  // MARK: Effect registry
+
+  /// The effect registry, created on first use (an effect, a drain pass); a shut-down one if
+  /// the store shut down before that, so that what starts late is cancelled at once.
+  @inlinable
+  var registry: EffectRegistry {
+    registryCell.withExisting { $0 } ?? createRegistry()
+  }
+
+  @usableFromInline
+  func createRegistry() -> EffectRegistry {
+    registryCell.object(
+      make: { EffectRegistry(executor: effectExecutor, startsImmediately: true) },
+      close: { $0.shutdown() }
     )
-    guard !exchanged, current != Self.observersFinished else { return }
-    Unmanaged<StateObservers<State>>
-      .fromOpaque(UnsafeRawPointer(bitPattern: current).unsafelyUnwrapped)
-      .takeUnretainedValue().finishAll()
+  }
+
+  /// Cancels the running effects and every later one; creates no registry.
+  func shutDownEffects() {
+    registryCell.close { $0.shutdown() }
   }
 
   /// Makes this core the queue's drainer: from now on, the queue's idle→busy transitions
@@ -433,7 +434,7 @@ where R.State: Sendable {
 
   /// One drain: reduces until the queue is empty, then returns (``ActionQueue/endDrain()``);
   /// started by whoever turned the queue from idle to busy, so at most one runs.
-  func drainLoop(isolation: isolated StoreIsolation) async {
+  func drainLoop(isolation: isolated any StoreIsolation) async {
     guard drainEntry != nil else {
       preconditionFailure("Internal inconsistency: a drain started before install()")
     }
@@ -511,7 +512,7 @@ where R.State: Sendable {
   /// their own threads, for a bounded pass: spin a little, then yield, which also lets a
   /// holder on this very thread (an effect of its pass that awaits the store) go on.
   @usableFromInline
-  func lockOnExecutor(isolation: isolated StoreIsolation) async {
+  func lockOnExecutor(isolation: isolated any StoreIsolation) async {
     var attempts = 0
     while !queue.tryLockConsumer() {
       attempts &+= 1
@@ -966,7 +967,7 @@ where R.State: Sendable {
     }
   }
 
-  func readState(isolation: isolated StoreIsolation) async -> State {
+  func readState(isolation: isolated any StoreIsolation) async -> State {
     if let state = tryReadState() { return state }
     await lockOnExecutor(isolation: isolation)
     defer { queue.unlockConsumer() }
@@ -991,8 +992,8 @@ where R.State: Sendable {
   /// An effect of this store that called it would wait for itself (and every other caller
   /// with it): that is reported and returns at once. Effects started by an effect's own
   /// `Task { }` inherit its binding and count as the store's effects here.
-  func finish(isolation: isolated StoreIsolation) async {
-    if registry.isCurrent {
+  func finish(isolation: isolated any StoreIsolation) async {
+    if registryCell.withExisting({ $0.isCurrent }) == true {
       reportIssue(
         """
         "finish()" was called from an effect of the same store, which would wait for itself. \
@@ -1004,17 +1005,17 @@ where R.State: Sendable {
     while true {
       await lockOnExecutor(isolation: isolation)
       _ = drainLocked(limit: .max)
-      let done = registry.count == 0 && !queue.hasPending
+      let done = runningEffectCount == 0 && !queue.hasPending
       queue.unlockConsumer()
       if done || Task.isCancelled { return }
-      await registry.waitUntilIdle()
+      if let registry = registryCell.withExisting({ $0 }) { await registry.waitUntilIdle() }
     }
   }
 
   /// Reduces what is queued now, with the lock (``StoreTask/finish()``, once its tasks ended:
   /// the actions they sent are in the queue, or reduced already by another holder).
   @usableFromInline
-  func settle(isolation: isolated StoreIsolation) async {
+  func settle(isolation: isolated any StoreIsolation) async {
     await lockOnExecutor(isolation: isolation)
     if queue.hasPending { _ = drainLocked(limit: .max) }
     queue.unlockConsumer()
@@ -1035,7 +1036,7 @@ where R.State: Sendable {
   /// `Store.send` when ``trySendOnCaller(_:)`` found the store busy, or the store runs on an
   /// executor it was given: on the store's executor, once the lock is free.
   @inlinable
-  func sendOnExecutor(_ action: Action, isolation: isolated StoreIsolation) async -> StoreTask {
+  func sendOnExecutor(_ action: Action, isolation: isolated any StoreIsolation) async -> StoreTask {
     await lockOnExecutor(isolation: isolation)
     return sendLocked(action)
   }
@@ -1045,28 +1046,23 @@ where R.State: Sendable {
       shutdownFlag.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
     else { return }
     queue.close()
-    registry.shutdown()
+    shutDownEffects()
     finishObservers()
   }
 
   var isShutdown: Bool { shutdownFlag.load(ordering: .relaxed) }
 
-  var runningEffectCount: Int { registry.count }
+  var runningEffectCount: Int { registryCell.withExisting { $0.count } ?? 0 }
 
   deinit {
-    let bits = observersCell.load(ordering: .acquiring)
-    if bits != 0, bits != Self.observersFinished {
-      Unmanaged<StateObservers<State>>
-        .fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped).release()
-    }
+    // The memory is the queue's, freed with it.
     statePointer.deinitialize(count: 1)
-    UnsafeMutableRawPointer(statePointer).deallocate()
   }
 
   /// The root `Store` was deinitialized: nobody can send to this store any more.
   func storeReleased() {
     queue.close()
-    registry.shutdown()
+    shutDownEffects()
     finishObservers()
   }
 }
