@@ -44,7 +44,7 @@ struct ActionQueueTests {
       #expect(offset % alignment == 0)
       #expect(offset >= Queue.consumerOffset + MemoryLayout<Queue.ConsumerState>.stride + word)
       let queue = Queue(capacity: 4, trailingByteCount: 24, trailingAlignment: alignment)
-      #expect(Int(bitPattern: queue.trailingStorage) % alignment == 0)
+      #expect(Int(bitPattern: queue.trailingStorage(alignment: alignment)) % alignment == 0)
       #expect(Int(bitPattern: queue.counters) % 128 == 0)
     }
   }

@@ -104,13 +104,15 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   @inlinable var consumed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.consumedIndex }
   @inlinable var lock: UnsafeMutablePointer<Atomic<Int>> { counters + Self.lockIndex }
   @inlinable var owed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.owedIndex }
+  // The three flags side by side: a Bool between two word-aligned fields would take a word
+  // of its own, in every idle store.
   /// Whether producers must append to `overflow` (it holds something).
   @usableFromInline let overflowActive = Atomic<Bool>(false)
-  @usableFromInline let overflow = Mutex<[Element]>([])
   /// Whether no drain is scheduled or running: `true` → `false` by a CAS starts one.
   @usableFromInline let drainIdle = Atomic<Bool>(true)
   /// Whether the queue was closed; pushes after that are refused.
   @usableFromInline let closedFlag = Atomic<Bool>(false)
+  @usableFromInline let overflow = Mutex<[Element]>([])
 
   /// Who starts a drain: the store's core, from `install` until the last drain after the
   /// queue closed lets it go (which breaks the cycle core → queue → core).
@@ -161,9 +163,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     maximumCapacity = capacity
     // The counters, then the consumer's state, then the sequence that stands for no ring, then
     // the owner's storage.
-    trailingOffset = Self.trailingOffset(alignment: trailingAlignment)
     let raw = UnsafeMutableRawPointer.allocate(
-      byteCount: trailingOffset + trailingByteCount,
+      byteCount: Self.trailingOffset(alignment: trailingAlignment) + trailingByteCount,
       alignment: Self.lineSize
     )
     counters = raw.bindMemory(to: Atomic<Int>.self, capacity: Self.counterCount)
@@ -182,13 +183,13 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     return (end + alignment - 1) / alignment * alignment
   }
 
-  /// Storage that the queue's owner asked for at `init` (`trailingByteCount` bytes), on the
-  /// consumer's cache lines: only the holder of the consumer lock may write it. It lives as
-  /// long as the queue; the owner initializes and deinitializes what it keeps there.
-  @usableFromInline var trailingStorage: UnsafeMutableRawPointer {
-    UnsafeMutableRawPointer(counters) + trailingOffset
+  /// Storage that the queue's owner asked for at `init` (`trailingByteCount` bytes, aligned
+  /// to `alignment`, the `trailingAlignment` it gave), on the consumer's cache lines: only the
+  /// holder of the consumer lock may write it. It lives as long as the queue; the owner
+  /// initializes and deinitializes what it keeps there.
+  @usableFromInline func trailingStorage(alignment: Int) -> UnsafeMutableRawPointer {
+    UnsafeMutableRawPointer(counters) + Self.trailingOffset(alignment: alignment)
   }
-  @usableFromInline let trailingOffset: Int
 
   /// Where the consumer's state starts in the counters' allocation: after the counters, on
   /// the cache line after `consumed`'s.

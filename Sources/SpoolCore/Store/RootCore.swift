@@ -51,8 +51,7 @@ where R.State: Sendable {
   // long as the process and is never written through. `queue`, `registryCell`, `observersCell`
   // (one atomic word each, see `LazyReference`), `shutdownFlag` and `drainActivity` synchronize
   // themselves; every other stored property (`isolation`, `effectExecutor`, `instrumentation`,
-  // `dependencies`, `idleSpinLimit`, `drainBatchLimit`, `reducesOnCaller`, `timesReduces`) is a
-  // `let` of a Sendable type.
+  // `dependencies`, `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
@@ -69,7 +68,7 @@ where R.State: Sendable {
   @usableFromInline let observersCell = LazyReference<StateObservers<State>>()
   @usableFromInline let instrumentation: (any StoreInstrumentation<Action>)?
 
-  /// The state, in the queue's allocation (``ActionQueue/trailingStorage``): a stored property
+  /// The state, in the queue's allocation (``ActionQueue/trailingStorage(alignment:)``): a stored property
   /// of a class would be checked for exclusive access at run time on every action. Protected
   /// by the consumer lock.
   @usableFromInline let statePointer: UnsafeMutablePointer<State>
@@ -94,9 +93,11 @@ where R.State: Sendable {
   /// (``sendForEffects``), which alone reads and writes it.
   @usableFromInline var effectSend: Send<Action>?
 
-  /// Creates ``effectSend``: set once by `install`, in the caller's module, so that the `Send`
-  /// is specialized. It captures nothing, so that setting it allocates nothing.
-  @usableFromInline var makeEffectSend: ((RootCore) -> Send<Action>)?
+  /// Sets ``effectSend``: set once by `install`, in the caller's module, so that the `Send`
+  /// is specialized. It captures nothing, so that setting it allocates nothing: not even
+  /// `Self`, whose metadata a closure would capture in a context (24 bytes in every store);
+  /// it names `RootCore` instead.
+  @usableFromInline var makeEffectSend: ((RootCore) -> Void)?
 
   /// The runs of the current drain pass waiting to start (``startEffect(_:of:collect:)``),
   /// `nil` when none is. Protected by the consumer lock. Not checked for exclusive access
@@ -133,12 +134,12 @@ where R.State: Sendable {
   ///
   /// None on an executor the store was given: there the drain would hold a thread that has
   /// other work (SpoolIO's event loop reaps completions between jobs), so it ends at once.
-  let idleSpinLimit: Int
+  var idleSpinLimit: Int { reducesOnCaller ? 4_000 : 0 }
 
   /// How many actions the drain loop reduces before it lets other jobs on the executor run:
   /// 65,536 on the store's own queue, 256 on an executor it was given (between two batches,
   /// SpoolIO's event loop reaps the completions that the batch's effects wait for).
-  let drainBatchLimit: Int
+  var drainBatchLimit: Int { reducesOnCaller ? 65_536 : 256 }
 
   /// Whether a producer that finds the store idle reduces on its own thread (``enqueueInline(_:)``,
   /// ``trySendOnCaller(_:)``). Not on an executor the store was given: there, reduce and
@@ -160,9 +161,6 @@ where R.State: Sendable {
     effectExecutor: (any TaskExecutor)?,
     queueCapacity: Int
   ) {
-    self.isolation = makeStoreIsolation(executor: executor)
-    self.idleSpinLimit = executor == nil ? 4_000 : 0
-    self.drainBatchLimit = executor == nil ? 65_536 : 256
     self.reducesOnCaller = executor == nil
     // The state lives in the queue's allocation, after the consumer's state: both are written
     // only by the holder of the consumer lock, so they can share lines, which no producer's
@@ -173,8 +171,10 @@ where R.State: Sendable {
       trailingByteCount: MemoryLayout<State>.size,
       trailingAlignment: MemoryLayout<State>.alignment
     )
+    self.isolation = makeStoreIsolation(executor: executor)
     self.effectExecutor = effectExecutor
-    self.statePointer = queue.trailingStorage.bindMemory(to: State.self, capacity: 1)
+    self.statePointer = queue.trailingStorage(alignment: MemoryLayout<State>.alignment)
+      .bindMemory(to: State.self, capacity: 1)
     self.statePointer.initialize(to: initialState)
     self.reducer = reducer
     self.dependencies = dependencies
@@ -192,13 +192,12 @@ where R.State: Sendable {
     // must not keep the store's state alive. Nor a weak reference to the core: any weak
     // reference gives an object a side table, and then every retain and release of it takes
     // the runtime's slow path (a measurable part of `spool bench effects`). An effect that
-    // sends after the store
-    // shut down is reported, as a producer's `enqueue` is.
+    // sends after the store shut down is reported, as a producer's `enqueue` is.
     makeEffectSend = { core in
       let queue = core.queue
       let instrumentation = core.instrumentation
-      return Send { action in
-        Self.enqueue(action, into: queue, instrumentation: instrumentation)
+      core.effectSend = Send { action in
+        RootCore.enqueue(action, into: queue, instrumentation: instrumentation)
       }
     }
     attachToQueue()
@@ -212,9 +211,8 @@ where R.State: Sendable {
     guard let make = makeEffectSend else {
       preconditionFailure("Internal inconsistency: an effect started before install()")
     }
-    let send = make(self)
-    effectSend = send
-    return send
+    make(self)
+    return effectSend.unsafelyUnwrapped
   }
 
   // MARK: State observers
