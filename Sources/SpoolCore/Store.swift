@@ -31,8 +31,9 @@ import Dependencies
 /// ```
 public actor Store<State: Sendable, Action: Sendable> {
   nonisolated let core: any StoreCore<State, Action>
-  /// Keeps the parent of a scoped store alive as long as the scoped store.
-  nonisolated let parent: (any Sendable)?
+  /// Keeps the parent of a scoped store alive as long as the scoped store. A class-bound
+  /// existential (one word) rather than `any Sendable` (four): every store holds this field.
+  nonisolated let parent: (any AnyObject & Sendable)?
   /// `enqueue` and `send`, compiled for the concrete reducer by the inlinable `init` (see
   /// `RootCore`), or forwarding to the parent for a scoped store. `trySendEntry` reduces on
   /// the caller's thread when the store is idle and returns `nil` otherwise; `sendEntry` waits
@@ -127,7 +128,7 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   init(
     core: any StoreCore<State, Action>,
-    parent: any Sendable,
+    parent: any AnyObject & Sendable,
     enqueue: @escaping @Sendable (Action) -> Void,
     trySend: @escaping @Sendable (Action) -> StoreTask?,
     send: @escaping @Sendable (Action) async -> StoreTask

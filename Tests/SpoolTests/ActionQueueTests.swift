@@ -23,6 +23,32 @@ struct ActionQueueTests {
     queue.unlockConsumer()
   }
 
+  /// The block's layout: producers' words and the consumer's never share a pair of cache
+  /// lines, except `consumed` with the consumer's state (see `ActionQueue.counters`), and the
+  /// owner's storage is aligned, after everything else.
+  @Test func keepsProducersAndTheConsumerOnSeparatePairsOfLines() {
+    typealias Queue = ActionQueue<Int>
+    let word = MemoryLayout<Atomic<Int>>.stride
+    func pair(_ offset: Int) -> Int { offset / 128 }
+    let tail = 0
+    let lock = Queue.lockIndex * word
+    let consumed = Queue.consumedIndex * word
+    #expect(Set([pair(tail), pair(lock), pair(consumed)]).count == 3)
+    #expect(pair(Queue.owedIndex * word) == pair(lock))
+    #expect(pair((Queue.ringIndex + 1) * word) == pair(tail))
+    #expect(Queue.consumerOffset / 64 == consumed / 64 + 1)
+    #expect(pair(Queue.consumerOffset) == pair(consumed))
+    #expect(Queue.consumerOffset >= Queue.counterCount * word)
+    for alignment in [1, 2, 4, 8, 16, 64, 128] {
+      let offset = Queue.trailingOffset(alignment: alignment)
+      #expect(offset % alignment == 0)
+      #expect(offset >= Queue.consumerOffset + MemoryLayout<Queue.ConsumerState>.stride + word)
+      let queue = Queue(capacity: 4, trailingByteCount: 24, trailingAlignment: alignment)
+      #expect(Int(bitPattern: queue.trailingStorage(alignment: alignment)) % alignment == 0)
+      #expect(Int(bitPattern: queue.counters) % 128 == 0)
+    }
+  }
+
   @Test func growsAfterAnOverflowAndGivesTheRingBackWhenIdle() {
     let queue = ActionQueue<Int>(capacity: 1_024)
     #expect(queue.tryLockConsumer())

@@ -72,16 +72,29 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// `tail` (a ``RingWord``: the next position producers claim, the ring's capacity and
   /// parity; written by producers, and by the consumer when it replaces the ring) at index 0,
   /// the two ring pointers at indexes 1 and 2 (`ringIndex + parity`: read by producers after
-  /// their CAS on `tail`, written by the consumer before its CAS), `consumed` (how far the
-  /// consumer has read, as last published) at index `Self.consumedIndex` and the consumer lock
-  /// (1 while held) at `Self.lockIndex`, 128 bytes apart so that they never share a cache line.
+  /// their CAS on `tail`, written by the consumer before its CAS), the consumer lock (1 while
+  /// held) at `Self.lockIndex`, and `consumed` (how far the consumer has read, as last
+  /// published) at index `Self.consumedIndex`, 128 bytes apart (a pair of cache lines, as the
+  /// adjacent-line prefetcher fetches) so that they never share a line or a pair; then, on the
+  /// line paired with `consumed`'s, the consumer's state (``consumer``) and the owner's
+  /// storage: one allocation, so that an idle store pays for one block rather than two.
+  ///
+  /// Why the consumer's state may pair with `consumed` and with nothing else: both are written
+  /// by the consumer alone, and producers read `consumed` (every push) but see it change only
+  /// once per ``publishInterval`` actions, so the prefetcher takes the consumer's lines away
+  /// at most that often; `tail` changes on every push, and the lock on every pass.
   @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
   @usableFromInline static var ringIndex: Int { 1 }
-  @usableFromInline static var consumedIndex: Int { 16 }
-  @usableFromInline static var lockIndex: Int { 32 }
+  @usableFromInline static var lockIndex: Int { 16 }
   /// The work-owed flag (``markWorkOwed()``), on the lock's line: only holders write it.
-  @usableFromInline static var owedIndex: Int { 33 }
-  static var counterCount: Int { 48 }
+  @usableFromInline static var owedIndex: Int { 17 }
+  @usableFromInline static var consumedIndex: Int { 32 }
+  /// How many counter words there are: two pairs of cache lines (`tail` and the ring pointers,
+  /// the lock and the owed flag) and one line (`consumed`), whose pair the consumer's state
+  /// completes.
+  static var counterCount: Int { 40 }
+  /// The distance between the counters' groups: a pair of cache lines.
+  static var lineSize: Int { 128 }
   /// How often the consumer publishes `consumed`.
   @usableFromInline static var publishInterval: Int { 64 }
   /// The smallest ring the queue grows to from none.
@@ -91,20 +104,22 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   @inlinable var consumed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.consumedIndex }
   @inlinable var lock: UnsafeMutablePointer<Atomic<Int>> { counters + Self.lockIndex }
   @inlinable var owed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.owedIndex }
+  // The three flags side by side: a Bool between two word-aligned fields would take a word
+  // of its own, in every idle store.
   /// Whether producers must append to `overflow` (it holds something).
   @usableFromInline let overflowActive = Atomic<Bool>(false)
-  @usableFromInline let overflow = Mutex<[Element]>([])
   /// Whether no drain is scheduled or running: `true` → `false` by a CAS starts one.
   @usableFromInline let drainIdle = Atomic<Bool>(true)
   /// Whether the queue was closed; pushes after that are refused.
   @usableFromInline let closedFlag = Atomic<Bool>(false)
+  @usableFromInline let overflow = Mutex<[Element]>([])
 
   /// Who starts a drain: the store's core, from `install` until the last drain after the
   /// queue closed lets it go (which breaks the cycle core → queue → core).
   private let drainer = Mutex<(any ActionQueueDrainer)?>(nil)
 
-  /// The consumer's side, in its own allocation so that it does not share a cache line with
-  /// `tail`. Protected by the consumer lock.
+  /// The consumer's side, in the counters' allocation after them, on cache lines of its own,
+  /// so that it shares none with `tail`, `consumed` or the lock. Protected by the consumer lock.
   @usableFromInline let consumer: UnsafeMutablePointer<ConsumerState>
 
   @usableFromInline struct ConsumerState {
@@ -130,37 +145,67 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     }
   }
 
-  /// - Parameter capacity: the largest ring, rounded up to a power of two; the queue starts
-  ///   with none.
-  init(capacity requested: Int) {
+  /// - Parameters:
+  ///   - capacity: the largest ring, rounded up to a power of two; the queue starts with none.
+  ///   - trailingByteCount: bytes for the owner after the consumer's state, in the same
+  ///     allocation (``trailingStorage``), aligned to `trailingAlignment`: what the consumer
+  ///     alone writes (the store's state) sits on the consumer's lines, and an idle store pays
+  ///     for one block.
+  ///   - trailingAlignment: the alignment of that storage, at most ``lineSize``.
+  init(capacity requested: Int, trailingByteCount: Int = 0, trailingAlignment: Int = 1) {
+    precondition(
+      trailingByteCount >= 0 && trailingAlignment > 0 && trailingAlignment <= Self.lineSize
+        && trailingAlignment & (trailingAlignment - 1) == 0,
+      "Internal inconsistency: trailing storage of \(trailingByteCount) bytes aligned to \(trailingAlignment)"
+    )
     var capacity = 2
     while capacity < min(requested, RingWord.largestCapacity) { capacity <<= 1 }
     maximumCapacity = capacity
-    let countersRaw = UnsafeMutableRawPointer.allocate(
-      byteCount: MemoryLayout<Atomic<Int>>.stride * Self.counterCount, alignment: 128
-    )
-    counters = countersRaw.bindMemory(to: Atomic<Int>.self, capacity: Self.counterCount)
-    for index in 0..<Self.counterCount { (counters + index).initialize(to: Atomic(0)) }
-    // The consumer's state, and after it the sequence that stands for no ring.
+    // The counters, then the consumer's state, then the sequence that stands for no ring, then
+    // the owner's storage.
     let raw = UnsafeMutableRawPointer.allocate(
-      byteCount: MemoryLayout<ConsumerState>.stride + MemoryLayout<Atomic<Int>>.stride,
-      alignment: 128
+      byteCount: Self.trailingOffset(alignment: trailingAlignment) + trailingByteCount,
+      alignment: Self.lineSize
     )
-    let noRing = (raw + MemoryLayout<ConsumerState>.stride).bindMemory(
+    counters = raw.bindMemory(to: Atomic<Int>.self, capacity: Self.counterCount)
+    for index in 0..<Self.counterCount { (counters + index).initialize(to: Atomic(0)) }
+    let noRing = (raw + Self.consumerOffset + MemoryLayout<ConsumerState>.stride).bindMemory(
       to: Atomic<Int>.self, capacity: 1)
     noRing.initialize(to: Atomic(0))
-    consumer = raw.bindMemory(to: ConsumerState.self, capacity: 1)
+    consumer = (raw + Self.consumerOffset).bindMemory(to: ConsumerState.self, capacity: 1)
     consumer.initialize(to: ConsumerState(sequences: noRing))
+  }
+
+  /// Where the owner's storage starts in the counters' allocation: after the sequence that
+  /// stands for no ring, aligned to `alignment`.
+  static func trailingOffset(alignment: Int) -> Int {
+    let end = consumerOffset + MemoryLayout<ConsumerState>.stride + MemoryLayout<Atomic<Int>>.stride
+    return (end + alignment - 1) / alignment * alignment
+  }
+
+  /// Storage that the queue's owner asked for at `init` (`trailingByteCount` bytes, aligned
+  /// to `alignment`, the `trailingAlignment` it gave), on the consumer's cache lines: only the
+  /// holder of the consumer lock may write it. It lives as long as the queue; the owner
+  /// initializes and deinitializes what it keeps there.
+  @usableFromInline func trailingStorage(alignment: Int) -> UnsafeMutableRawPointer {
+    UnsafeMutableRawPointer(counters) + Self.trailingOffset(alignment: alignment)
+  }
+
+  /// Where the consumer's state starts in the counters' allocation: after the counters, on
+  /// the cache line after `consumed`'s.
+  static var consumerOffset: Int {
+    let end = MemoryLayout<Atomic<Int>>.stride * counterCount
+    let alignment = max(lineSize / 2, MemoryLayout<ConsumerState>.alignment)
+    return (end + alignment - 1) / alignment * alignment
   }
 
   deinit {
     while pop() != nil {}
     freeRing(consumer.pointee.word)
-    counters.deinitialize(count: Self.counterCount)
-    UnsafeMutableRawPointer(counters).deallocate()
     noRingSequence.deinitialize(count: 1)
     consumer.deinitialize(count: 1)
-    UnsafeMutableRawPointer(consumer).deallocate()
+    counters.deinitialize(count: Self.counterCount)
+    UnsafeMutableRawPointer(counters).deallocate()
   }
 
   // MARK: Rings

@@ -8,7 +8,7 @@ extension RootCore {
 
   /// `Store.send(_:reading:)` when the store is busy, or runs on an executor it was given.
   func sendReading<Value>(
-    _ action: Action, _ read: (State) -> Value, isolation: isolated StoreIsolation
+    _ action: Action, _ read: (State) -> Value, isolation: isolated any StoreIsolation
   ) async -> Value {
     await lockOnExecutor(isolation: isolation)
     return sendLockedReading(action, read)

@@ -43,25 +43,34 @@ where R.State: Sendable {
   // consumer lock (every method that touches them is documented "with the consumer lock held", and
   // their callers take it: the drain loop, `finish`, `settle`, the state readers, and producers
   // that reduce on their own thread); the lock is taken with an acquiring CAS and given back with a
-  // releasing store, so each holder sees its predecessor's writes. `drainEntry` and `effectSend`
-  // are written once by `install`, before any drain starts and before `Store.init` returns, and
-  // only read afterwards. `dependenciesKey` points at a global `TaskLocal` object that lives as
-  // long as the process and is never written through. `queue`, `registry`, `observers`,
-  // `shutdownFlag` and `drainActivity` synchronize themselves; every other stored property
-  // (`isolation`, `instrumentation`, `dependencies`, `idleSpinLimit`, `drainBatchLimit`,
-  // `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
+  // releasing store, so each holder sees its predecessor's writes. `drainEntry` and
+  // `makeEffectSend` are written once by `install`, before any drain starts and before
+  // `Store.init` returns, and only read afterwards; `effectSend` is created by the holder of the
+  // consumer lock when it first starts an effect (`sendForEffects`), and read only by holders.
+  // `dependenciesKey` points at a global `TaskLocal` object that lives as
+  // long as the process and is never written through. `queue`, `registryCell`, `observersCell`
+  // (one atomic word each, see `LazyReference`), `shutdownFlag` and `drainActivity` synchronize
+  // themselves; every other stored property (`isolation`, `effectExecutor`, `instrumentation`,
+  // `dependencies`, `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
 
-  @usableFromInline let isolation: StoreIsolation
+  @usableFromInline let isolation: any StoreIsolation
   @usableFromInline let queue: ActionQueue<QueuedAction<Action>>
-  @usableFromInline let registry: EffectRegistry
-  @usableFromInline let observers = StateObservers<State>()
+  /// The effect registry, created by the first effect or drain pass (``registry``): an idle
+  /// store that never started an effect should not hold one. Shut down with the store.
+  @usableFromInline let registryCell = LazyReference<EffectRegistry>()
+  /// What the registry's tasks run on, kept for its creation.
+  @usableFromInline let effectExecutor: (any TaskExecutor)?
+  /// The state observers, created by the first subscriber (``observers``): most stores are
+  /// never observed, and an idle store should not hold them. Finished with the store.
+  @usableFromInline let observersCell = LazyReference<StateObservers<State>>()
   @usableFromInline let instrumentation: (any StoreInstrumentation<Action>)?
 
-  /// The state, in its own allocation: a stored property of a class would be checked for
-  /// exclusive access at run time on every action. Protected by the consumer lock.
+  /// The state, in the queue's allocation (``ActionQueue/trailingStorage(alignment:)``): a stored property
+  /// of a class would be checked for exclusive access at run time on every action. Protected
+  /// by the consumer lock.
   @usableFromInline let statePointer: UnsafeMutablePointer<State>
   /// Called with the consumer lock held only (read-only after init).
   @usableFromInline let reducer: R
@@ -79,9 +88,16 @@ where R.State: Sendable {
   /// Set once by `install`, before any drain starts.
   @usableFromInline var drainEntry: ((RootCore, Int) -> Int)?
 
-  /// The `Send` every effect of this store gets: it enqueues. Created once by `install`, in the
-  /// caller's module, so that it is specialized; written only before the store is shared.
+  /// The `Send` every effect of this store gets: it enqueues. Created when the store first
+  /// starts an effect (a store that never does holds none), by the holder of the consumer lock
+  /// (``sendForEffects``), which alone reads and writes it.
   @usableFromInline var effectSend: Send<Action>?
+
+  /// Sets ``effectSend``: set once by `install`, in the caller's module, so that the `Send`
+  /// is specialized. It captures nothing, so that setting it allocates nothing: not even
+  /// `Self`, whose metadata a closure would capture in a context (24 bytes in every store);
+  /// it names `RootCore` instead.
+  @usableFromInline var makeEffectSend: ((RootCore) -> Void)?
 
   /// The runs of the current drain pass waiting to start (``startEffect(_:of:collect:)``),
   /// `nil` when none is. Protected by the consumer lock. Not checked for exclusive access
@@ -118,12 +134,12 @@ where R.State: Sendable {
   ///
   /// None on an executor the store was given: there the drain would hold a thread that has
   /// other work (SpoolIO's event loop reaps completions between jobs), so it ends at once.
-  let idleSpinLimit: Int
+  var idleSpinLimit: Int { reducesOnCaller ? 4_000 : 0 }
 
   /// How many actions the drain loop reduces before it lets other jobs on the executor run:
   /// 65,536 on the store's own queue, 256 on an executor it was given (between two batches,
   /// SpoolIO's event loop reaps the completions that the batch's effects wait for).
-  let drainBatchLimit: Int
+  var drainBatchLimit: Int { reducesOnCaller ? 65_536 : 256 }
 
   /// Whether a producer that finds the store idle reduces on its own thread (``enqueueInline(_:)``,
   /// ``trySendOnCaller(_:)``). Not on an executor the store was given: there, reduce and
@@ -145,19 +161,20 @@ where R.State: Sendable {
     effectExecutor: (any TaskExecutor)?,
     queueCapacity: Int
   ) {
-    self.isolation = StoreIsolation(executor: executor)
-    self.idleSpinLimit = executor == nil ? 4_000 : 0
-    self.drainBatchLimit = executor == nil ? 65_536 : 256
     self.reducesOnCaller = executor == nil
-    self.queue = ActionQueue(capacity: queueCapacity)
-    self.registry = EffectRegistry(executor: effectExecutor, startsImmediately: true)
-    // Cache lines of its own (128 bytes, a pair, as the adjacent-line prefetcher fetches):
-    // the state is written on every action, and a neighbour in the same line read by another
-    // thread would take the line away between two actions.
-    let lines = (MemoryLayout<State>.stride + 127) / 128 * 128
-    self.statePointer = UnsafeMutableRawPointer.allocate(
-      byteCount: max(lines, 128), alignment: max(128, MemoryLayout<State>.alignment)
-    ).bindMemory(to: State.self, capacity: 1)
+    // The state lives in the queue's allocation, after the consumer's state: both are written
+    // only by the holder of the consumer lock, so they can share lines, which no producer's
+    // counter shares (a neighbour read by another thread would take the line away between
+    // two actions); and an idle store pays for one 128-aligned block instead of two.
+    self.queue = ActionQueue(
+      capacity: queueCapacity,
+      trailingByteCount: MemoryLayout<State>.size,
+      trailingAlignment: MemoryLayout<State>.alignment
+    )
+    self.isolation = makeStoreIsolation(executor: executor)
+    self.effectExecutor = effectExecutor
+    self.statePointer = queue.trailingStorage(alignment: MemoryLayout<State>.alignment)
+      .bindMemory(to: State.self, capacity: 1)
     self.statePointer.initialize(to: initialState)
     self.reducer = reducer
     self.dependencies = dependencies
@@ -175,14 +192,78 @@ where R.State: Sendable {
     // must not keep the store's state alive. Nor a weak reference to the core: any weak
     // reference gives an object a side table, and then every retain and release of it takes
     // the runtime's slow path (a measurable part of `spool bench effects`). An effect that
-    // sends after the store
-    // shut down is reported, as a producer's `enqueue` is.
-    let queue = queue
-    let instrumentation = instrumentation
-    effectSend = Send { action in
-      Self.enqueue(action, into: queue, instrumentation: instrumentation)
+    // sends after the store shut down is reported, as a producer's `enqueue` is.
+    makeEffectSend = { core in
+      let queue = core.queue
+      let instrumentation = core.instrumentation
+      core.effectSend = Send { action in
+        RootCore.enqueue(action, into: queue, instrumentation: instrumentation)
+      }
     }
     attachToQueue()
+  }
+
+  /// The `Send` for this store's effects (``effectSend``), created on first use; with the
+  /// consumer lock held.
+  @inlinable
+  var sendForEffects: Send<Action> {
+    if let send = effectSend { return send }
+    guard let make = makeEffectSend else {
+      preconditionFailure("Internal inconsistency: an effect started before install()")
+    }
+    make(self)
+    return effectSend.unsafelyUnwrapped
+  }
+
+  // MARK: State observers
+
+  /// Calls `body` with the observers if anyone has subscribed; `nil` otherwise.
+  @inlinable
+  func withCreatedObservers<T>(_ body: (StateObservers<State>) -> T) -> T? {
+    observersCell.withExisting(body)
+  }
+
+  /// Whether anybody observes the state: one atomic load when nobody ever subscribed.
+  @inlinable
+  var isObserved: Bool { withCreatedObservers { $0.isObserved } ?? false }
+
+  /// Offers the state to every observer; with the consumer lock held.
+  @inlinable
+  func publishState() {
+    _ = withCreatedObservers { $0.publish(statePointer.pointee) }
+  }
+
+  /// The observers, created by the first subscriber; finished ones (whose observers end at
+  /// once) if the store shut down before anyone subscribed.
+  var observers: StateObservers<State> {
+    observersCell.object(make: { StateObservers<State>() }, close: { $0.finishAll() })
+  }
+
+  /// Finishes every observer: the store shut down.
+  func finishObservers() {
+    observersCell.close { $0.finishAll() }
+  }
+
+  // MARK: Effect registry
+
+  /// The effect registry, created on first use (an effect, a drain pass); a shut-down one if
+  /// the store shut down before that, so that what starts late is cancelled at once.
+  @inlinable
+  var registry: EffectRegistry {
+    registryCell.withExisting { $0 } ?? createRegistry()
+  }
+
+  @usableFromInline
+  func createRegistry() -> EffectRegistry {
+    registryCell.object(
+      make: { EffectRegistry(executor: effectExecutor, startsImmediately: true) },
+      close: { $0.shutdown() }
+    )
+  }
+
+  /// Cancels the running effects and every later one; creates no registry.
+  func shutDownEffects() {
+    registryCell.close { $0.shutdown() }
   }
 
   /// Makes this core the queue's drainer: from now on, the queue's idle→busy transitions
@@ -223,7 +304,7 @@ where R.State: Sendable {
     // The hints lay the idle-store path out as one straight run of code, the other paths out
     // of line: placed across more cache lines, its speed moved with where the linker put it
     // (Profiles/README.md, "Code placement").
-    if _fastPath(reducesOnCaller && !observers.isObserved) {
+    if _fastPath(reducesOnCaller && !isObserved) {
       let backoff = cspool_lock_backoff_get()
       if _fastPath(backoff == 0) {
         if _fastPath(queue.tryLockConsumer()) {
@@ -281,7 +362,7 @@ where R.State: Sendable {
       drainAfterCaller(bindingDependencies: false)
       return true
     }
-    if _slowPath(observers.isObserved) { observers.publish(statePointer.pointee) }
+    if _slowPath(isObserved) { publishState() }
     if pendingRuns == nil && pendingReserved.isEmpty {
       queue.unlockConsumer()
     } else {
@@ -351,7 +432,7 @@ where R.State: Sendable {
 
   /// One drain: reduces until the queue is empty, then returns (``ActionQueue/endDrain()``);
   /// started by whoever turned the queue from idle to busy, so at most one runs.
-  func drainLoop(isolation: isolated StoreIsolation) async {
+  func drainLoop(isolation: isolated any StoreIsolation) async {
     guard drainEntry != nil else {
       preconditionFailure("Internal inconsistency: a drain started before install()")
     }
@@ -429,7 +510,7 @@ where R.State: Sendable {
   /// their own threads, for a bounded pass: spin a little, then yield, which also lets a
   /// holder on this very thread (an effect of its pass that awaits the store) go on.
   @usableFromInline
-  func lockOnExecutor(isolation: isolated StoreIsolation) async {
+  func lockOnExecutor(isolation: isolated any StoreIsolation) async {
     var attempts = 0
     while !queue.tryLockConsumer() {
       attempts &+= 1
@@ -480,7 +561,7 @@ where R.State: Sendable {
       }
     }
     startPendingEffects()
-    if reduced > 0, observers.isObserved { observers.publish(statePointer.pointee) }
+    if reduced > 0, isObserved { publishState() }
     return reduced
   }
 
@@ -557,7 +638,7 @@ where R.State: Sendable {
     // Effects that passes on producers' threads left collected start now, as they would
     // at the end of a drain pass.
     startPendingEffects()
-    if observers.isObserved { observers.publish(statePointer.pointee) }
+    if isObserved { publishState() }
     return StoreTask(tasks: tasks) { [self] in await settle(isolation: isolation) }
   }
 
@@ -697,9 +778,7 @@ where R.State: Sendable {
   /// suspensions allow (``EffectRunner``); with the consumer lock held.
   @inlinable
   func startPendingRuns() {
-    guard let send = effectSend else {
-      preconditionFailure("Internal inconsistency: an effect started before install()")
-    }
+    let send = sendForEffects
     guard let batch = pendingRuns else { return }
     pendingRuns = nil
     let registry = self.registry
@@ -735,9 +814,7 @@ where R.State: Sendable {
   /// consumer lock held.
   @inlinable
   func startPendingReserved() {
-    guard let send = effectSend else {
-      preconditionFailure("Internal inconsistency: an effect started before install()")
-    }
+    let send = sendForEffects
     for pending in pendingReserved {
       guard registry.shouldStart(pending.token) else {
         // Still an effect of its action for instrumentation: started and cancelled at once,
@@ -786,9 +863,7 @@ where R.State: Sendable {
     ids: [AnyHashableSendable],
     replacing: AnyHashableSendable? = nil
   ) -> Task<Void, any Error> {
-    guard let send = effectSend else {
-      preconditionFailure("Internal inconsistency: an effect started before install()")
-    }
+    let send = sendForEffects
     let work = timed(work, by: origin)
     // `registry.spawn` written out, so that the task's closure is the only allocation besides
     // the task itself (spawn's wrapper closure would be another).
@@ -860,9 +935,7 @@ where R.State: Sendable {
     tasks: inout [Task<Void, any Error>]
   ) {
     guard plan.hasTasks else { return }
-    guard let send = effectSend else {
-      preconditionFailure("Internal inconsistency: an effect started before install()")
-    }
+    let send = sendForEffects
     if !plan.unregistered.isEmpty {
       let task = spawn(.merge(plan.unregistered), ids: [], origin: origin, send: send)
       tasks.append(task)
@@ -892,7 +965,7 @@ where R.State: Sendable {
     }
   }
 
-  func readState(isolation: isolated StoreIsolation) async -> State {
+  func readState(isolation: isolated any StoreIsolation) async -> State {
     if let state = tryReadState() { return state }
     await lockOnExecutor(isolation: isolation)
     defer { queue.unlockConsumer() }
@@ -917,8 +990,8 @@ where R.State: Sendable {
   /// An effect of this store that called it would wait for itself (and every other caller
   /// with it): that is reported and returns at once. Effects started by an effect's own
   /// `Task { }` inherit its binding and count as the store's effects here.
-  func finish(isolation: isolated StoreIsolation) async {
-    if registry.isCurrent {
+  func finish(isolation: isolated any StoreIsolation) async {
+    if registryCell.withExisting({ $0.isCurrent }) == true {
       reportIssue(
         """
         "finish()" was called from an effect of the same store, which would wait for itself. \
@@ -930,17 +1003,17 @@ where R.State: Sendable {
     while true {
       await lockOnExecutor(isolation: isolation)
       _ = drainLocked(limit: .max)
-      let done = registry.count == 0 && !queue.hasPending
+      let done = runningEffectCount == 0 && !queue.hasPending
       queue.unlockConsumer()
       if done || Task.isCancelled { return }
-      await registry.waitUntilIdle()
+      if let registry = registryCell.withExisting({ $0 }) { await registry.waitUntilIdle() }
     }
   }
 
   /// Reduces what is queued now, with the lock (``StoreTask/finish()``, once its tasks ended:
   /// the actions they sent are in the queue, or reduced already by another holder).
   @usableFromInline
-  func settle(isolation: isolated StoreIsolation) async {
+  func settle(isolation: isolated any StoreIsolation) async {
     await lockOnExecutor(isolation: isolation)
     if queue.hasPending { _ = drainLocked(limit: .max) }
     queue.unlockConsumer()
@@ -961,7 +1034,7 @@ where R.State: Sendable {
   /// `Store.send` when ``trySendOnCaller(_:)`` found the store busy, or the store runs on an
   /// executor it was given: on the store's executor, once the lock is free.
   @inlinable
-  func sendOnExecutor(_ action: Action, isolation: isolated StoreIsolation) async -> StoreTask {
+  func sendOnExecutor(_ action: Action, isolation: isolated any StoreIsolation) async -> StoreTask {
     await lockOnExecutor(isolation: isolation)
     return sendLocked(action)
   }
@@ -971,23 +1044,23 @@ where R.State: Sendable {
       shutdownFlag.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
     else { return }
     queue.close()
-    registry.shutdown()
-    observers.finishAll()
+    shutDownEffects()
+    finishObservers()
   }
 
   var isShutdown: Bool { shutdownFlag.load(ordering: .relaxed) }
 
-  var runningEffectCount: Int { registry.count }
+  var runningEffectCount: Int { registryCell.withExisting { $0.count } ?? 0 }
 
   deinit {
+    // The memory is the queue's, freed with it.
     statePointer.deinitialize(count: 1)
-    UnsafeMutableRawPointer(statePointer).deallocate()
   }
 
   /// The root `Store` was deinitialized: nobody can send to this store any more.
   func storeReleased() {
     queue.close()
-    registry.shutdown()
-    observers.finishAll()
+    shutDownEffects()
+    finishObservers()
   }
 }

@@ -56,9 +56,9 @@ final class ScopedCore<
     self.fromChildAction = fromChildAction
   }
 
-  var isolation: StoreIsolation { parent.isolation }
+  var isolation: any StoreIsolation { parent.isolation }
 
-  func readState(isolation: isolated StoreIsolation) async -> State {
+  func readState(isolation: isolated any StoreIsolation) async -> State {
     toChildState(await parent.readState(isolation: isolation))
   }
 
@@ -71,17 +71,17 @@ final class ScopedCore<
   }
 
   func sendReading<Value>(
-    _ action: Action, _ read: (State) -> Value, isolation: isolated StoreIsolation
+    _ action: Action, _ read: (State) -> Value, isolation: isolated any StoreIsolation
   ) async -> Value {
     await parent.sendReading(
       fromChildAction(action), { read(toChildState($0)) }, isolation: isolation)
   }
 
-  func settle(isolation: isolated StoreIsolation) async {
+  func settle(isolation: isolated any StoreIsolation) async {
     await parent.settle(isolation: isolation)
   }
 
-  func finish(isolation: isolated StoreIsolation) async {
+  func finish(isolation: isolated any StoreIsolation) async {
     await parent.finish(isolation: isolation)
   }
 

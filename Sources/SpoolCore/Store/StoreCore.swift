@@ -9,11 +9,11 @@ protocol StoreCore<State, Action>: AnyObject, Sendable {
   associatedtype Action: Sendable
 
   /// The serial executor of the store tree.
-  var isolation: StoreIsolation { get }
+  var isolation: any StoreIsolation { get }
 
   /// The current state, read with the root's consumer lock: taken at once when it is free,
   /// else waited for on the store's executor.
-  func readState(isolation: isolated StoreIsolation) async -> State
+  func readState(isolation: isolated any StoreIsolation) async -> State
 
   /// The current state if the root's consumer lock is free now, `nil` otherwise; any thread.
   func tryReadState() -> State?
@@ -25,18 +25,18 @@ protocol StoreCore<State, Action>: AnyObject, Sendable {
   /// Reduces `action` and returns `read` of the state right after it, once the root's
   /// consumer lock is free, on the store's executor.
   func sendReading<Value>(
-    _ action: Action, _ read: (State) -> Value, isolation: isolated StoreIsolation
+    _ action: Action, _ read: (State) -> Value, isolation: isolated any StoreIsolation
   ) async -> Value
 
   /// Reduces what is queued now, with the root's consumer lock, on the store's executor.
-  func settle(isolation: isolated StoreIsolation) async
+  func settle(isolation: isolated any StoreIsolation) async
 
   /// A new coalescing sequence of state snapshots; any thread.
   func makeStates() -> StoreStates<State>
 
   /// Waits for every effect to end and every queued action to be reduced, isolated to the
   /// store's executor (a plain `async` method of a class would run on the global executor).
-  func finish(isolation: isolated StoreIsolation) async
+  func finish(isolation: isolated any StoreIsolation) async
 
   /// Cancels every effect and refuses later actions; on the store's executor.
   func shutdown()

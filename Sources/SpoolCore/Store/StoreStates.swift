@@ -19,8 +19,8 @@ public struct StoreStates<State: Sendable>: AsyncSequence, Sendable {
 
   init(
     observers: StateObservers<State>,
-    isolation: StoreIsolation,
-    current: @escaping @Sendable (isolated StoreIsolation) async -> State
+    isolation: any StoreIsolation,
+    current: @escaping @Sendable (isolated any StoreIsolation) async -> State
   ) {
     subscribe = {
       let observer = StateObserver<State>()
