@@ -20,14 +20,16 @@ import Synchronization
 /// - per store, a `Meter` of the effects running now (``StoreMetricLabels/runningEffects``),
 ///   which returns to 0 when `finish()` returns.
 ///
-/// Metric objects are created once per case and cached. Budget per action after a case's
-/// first sight: one lock, a case lookup that reads the enum tag through the value witness
-/// table and never formats a string, and then either two bucket increments (histograms; a
-/// publication, off the store's path, every ``MetricsRecording/histograms(buckets:publishEvery:fileID:filePath:line:column:)``
-/// interval at most) or two `recordNanoseconds` calls, whose cost is the backend's (timers); no
-/// allocation of ours. Per effect: a meter increment at its start (no lock of ours); a lookup,
-/// a counter increment and a meter decrement at its end. <doc:SpoolMetrics> gives the measured
-/// cost.
+/// Metric objects are created once per case and cached. With histograms (the default), an
+/// action of a top-level case its thread has seen before takes no lock and allocates nothing:
+/// each thread counts into buckets of its own, which the publication adds up off the store's
+/// path; the case is read from the enum tag through the value witness table, never formatted.
+/// A thread's first action, a case's first sight on a thread, and an action of a nested case
+/// (`child(.row(.toggle))`) take one lock to find their bucket. With
+/// ``MetricsRecording/timers``, an action takes one lock for the case lookup and two
+/// `recordNanoseconds` calls, whose cost is the backend's. Per effect: a meter increment at its
+/// start (no lock of ours); a lookup, a counter increment and a meter decrement at its end.
+/// <doc:SpoolMetrics> gives the measured cost.
 ///
 /// One instrumentation may observe several stores of the same action type; their figures add
 /// up under the one `store` label.
@@ -49,8 +51,21 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   private let state: Mutex<MetricsState>
   // Thread-safe by the backend's contract; touched without the lock.
   private let runningEffects: Meter
-  /// How long histogram counts may wait for their publication; `nil` when recording timers.
-  private let publishInterval: Duration?
+  /// Histogram recording's bounds and interval; `nil` when recording timers.
+  private let histogramLayout: HistogramLayout?
+  /// Reads an action's top-level case without the lock; immutable.
+  private let tagReader: ActionTagReader
+  /// This instrumentation's key in each thread's `ThreadHistogramsCache`.
+  private let ownerID = ThreadHistogramsCache.makeOwnerID()
+  /// Whether the publishing task runs (histogram recording).
+  private let publicationScheduled = Atomic<Bool>(false)
+
+  /// What histogram recording needs on the hot path, immutable.
+  private struct HistogramLayout: Sendable {
+    let bounds: [UInt64]
+    let bucketsPerKind: Int
+    let interval: Duration
+  }
 
   /// Creates an instrumentation that reports under the store label `store`.
   ///
@@ -73,16 +88,18 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     switch recording.kind {
     case .timers:
       bounds = nil
-      publishInterval = nil
+      histogramLayout = nil
     case let .histograms(histogramBounds, interval):
       bounds = histogramBounds
-      publishInterval = interval
+      histogramLayout = HistogramLayout(
+        bounds: histogramBounds, bucketsPerKind: histogramBounds.count + 1, interval: interval)
     }
-    self.state = Mutex(
-      MetricsState(
-        actionType: Action.self, size: MemoryLayout<Action>.size,
-        alignment: MemoryLayout<Action>.alignment, store: store, factory: factory,
-        bounds: bounds))
+    let state = MetricsState(
+      actionType: Action.self, size: MemoryLayout<Action>.size,
+      alignment: MemoryLayout<Action>.alignment, store: store, factory: factory,
+      bounds: bounds)
+    self.tagReader = state.tagReader
+    self.state = Mutex(state)
     self.runningEffects = Meter(
       label: StoreMetricLabels.runningEffects, dimensions: [(StoreMetricLabels.store, store)],
       factory: factory)
@@ -98,22 +115,50 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   ) {
     let queueWait = Self.nanoseconds(from: enqueuedAt, to: startedAt)
     let reduce = Self.nanoseconds(from: startedAt, to: endedAt)
-    guard publishInterval == nil else {
-      let mustSchedule = withUnsafeBytes(of: action) { bytes in
+    guard let histogramLayout else {
+      let metrics = withUnsafeBytes(of: action) { bytes in
         let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
-        return state.withLock {
-          $0.count(forValueAt: address, queueWait: queueWait, reduce: reduce)
-        }
+        return state.withLock { $0.actionMetrics(forValueAt: address) }
       }
-      if mustSchedule { schedulePublication() }
+      metrics.queueWait.recordNanoseconds(Int64(clamping: queueWait))
+      metrics.reduce.recordNanoseconds(Int64(clamping: reduce))
       return
     }
-    let metrics = withUnsafeBytes(of: action) { bytes in
+    // Budget (a top-level case this thread has seen): one tag read, one thread-local lookup,
+    // two bucket searches and four single-writer stores; no lock, no allocation. A nested
+    // case, a thread's first action or a case's first sight on a thread take the lock once.
+    withUnsafeBytes(of: action) { bytes in
       let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
-      return state.withLock { $0.actionMetrics(forValueAt: address) }
+      let tag = tagReader.tag(ofValueAt: address.pointer)
+      var slot = -1
+      var histograms = ThreadHistogramsCache.histograms(of: ownerID)
+      if let known = histograms { slot = known.knownSlot(topLevelTag: tag) }
+      if slot < 0 || !histograms.unsafelyUnwrapped.holds(slot: slot) {
+        (slot, histograms) = locate(tag: tag, at: address)
+      }
+      histograms.unsafelyUnwrapped.record(
+        slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind,
+        queueWait: (PendingHistograms.bucket(of: queueWait, in: histogramLayout.bounds), queueWait),
+        reduce: (PendingHistograms.bucket(of: reduce, in: histogramLayout.bounds), reduce))
     }
-    metrics.queueWait.recordNanoseconds(Int64(clamping: queueWait))
-    metrics.reduce.recordNanoseconds(Int64(clamping: reduce))
+    // Read-mostly: written once per publication cycle, so this stays in the cache.
+    if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
+  }
+
+  /// The slow path of histogram recording: the slot of the action at `address` and the calling
+  /// thread's storage, made or grown to hold it, under the lock; remembered for the next time.
+  private func locate(tag: Int, at address: ActionAddress) -> (Int, ThreadHistograms?) {
+    let (slot, histograms, isLeaf) = state.withLock { state in
+      let slot = state.slot(forValueAt: address)
+      let histograms = state.threadHistogramsLocked(holding: slot)
+      return (slot, histograms, state.leafSlot(topLevelTag: tag) == slot)
+    }
+    guard let histograms else {
+      preconditionFailure("Internal inconsistency: histogram recording without histograms")
+    }
+    ThreadHistogramsCache.remember(histograms, of: ownerID)
+    if isLeaf { histograms.learn(topLevelTag: tag, slot: slot) }
+    return (slot, histograms)
   }
 
   /// Publishes the histogram counts of the actions reduced so far to the backend now, instead
@@ -129,20 +174,46 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   /// }
   /// ```
   public func publish() {
-    let publications = state.withLock { $0.takePending() }
-    for publication in publications { publication.publish() }
+    publishCounts()
   }
 
-  /// Publishes the counts after the publishing interval, from a task of its own: started by
-  /// the first count after a publication, so that nothing runs while no action arrives.
+  /// Publishes what was counted since the last publication; whether there was anything.
+  @discardableResult
+  private func publishCounts() -> Bool {
+    let publications = state.withLock { $0.takePending() }
+    for publication in publications { publication.publish() }
+    return !publications.isEmpty
+  }
+
+  /// Starts the publishing task, unless it runs: it publishes every interval while actions
+  /// arrive, and ends after an interval without any, so that nothing runs while none arrive.
   private func schedulePublication() {
-    guard let interval = publishInterval else { return }
+    guard let interval = histogramLayout?.interval else { return }
+    guard
+      publicationScheduled.compareExchange(
+        expected: false, desired: true, ordering: .acquiringAndReleasing
+      ).exchanged
+    else { return }
     // Detached: the publication must not run on, or inherit the task locals of, the store's
-    // executor. The task keeps the instrumentation alive until it has published.
+    // executor. The task keeps the instrumentation alive until it ends.
     Task.detached { [self] in
-      try? await Task.sleep(for: interval)
-      publish()
+      while true {
+        try? await Task.sleep(for: interval)
+        if publishCounts() { continue }
+        // Idle for an interval: stop. A thread that recorded just now may still have read the
+        // flag as set, without scheduling; the closing publication, an interval later, when
+        // its stores have long been visible, publishes what it recorded.
+        publicationScheduled.store(false, ordering: .sequentiallyConsistent)
+        try? await Task.sleep(for: interval)
+        publishCounts()
+        return
+      }
     }
+  }
+
+  deinit {
+    // No thread records into this instrumentation any more: it is going away.
+    state.withLock { $0.deallocate() }
   }
 
   /// Counts an effect as running. Called by the store.

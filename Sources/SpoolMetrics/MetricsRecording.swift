@@ -5,8 +5,8 @@ import IssueReporting
 /// ``histograms(buckets:publishEvery:fileID:filePath:line:column:)``, the default, counts
 /// each action's queue wait and reduce time into buckets inside the instrumentation and
 /// publishes the counts in batches, as the `Counter`s of a Prometheus histogram (`…_bucket`
-/// with an `le` dimension, `…_sum`, `…_count`): an action costs a lock, a case lookup and two
-/// bucket increments, whatever the backend. ``timers`` records both times of every action in a
+/// with an `le` dimension, `…_sum`, `…_count`): an action costs a case lookup and two bucket
+/// increments in counters of its thread's own, with no lock, whatever the backend. ``timers`` records both times of every action in a
 /// swift-metrics `Timer`, for backends that aggregate timings themselves (StatsD, OpenTelemetry),
 /// at the backend's cost per observation.
 ///
@@ -55,9 +55,12 @@ public struct MetricsRecording: Sendable, Hashable {
   /// Each time is counted in the first bucket whose bound it does not exceed (and in `+Inf`
   /// past the last); a Prometheus scrape sees the cumulative `…_bucket{le="…"}` counters that
   /// `histogram_quantile` reads, with `…_sum` in seconds and `…_count`. The counts reach the
-  /// backend at most about `interval` after the action, or at once through
-  /// ``MetricsInstrumentation/publish()``, which a `/metrics` handler calls before it renders.
-  /// Nothing runs while no action arrives.
+  /// backend about `interval` after the action, or at once through
+  /// ``MetricsInstrumentation/publish()``, which a `/metrics` handler calls before it renders:
+  /// it publishes every action whose reduce returned before the call. A publication's `…_count`
+  /// and `…_bucket` counters always agree; its `…_sum` may leave out the times of actions being
+  /// counted at that moment, which the next publication adds. Publishing stops about two
+  /// intervals after the last action, so nothing runs while no action arrives.
   ///
   /// A bound that is not positive, or an interval that is not, is reported as a misuse (as
   /// Spool reports misuse: a test failure under a test runner, a message otherwise) and left

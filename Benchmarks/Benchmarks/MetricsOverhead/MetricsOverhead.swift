@@ -19,7 +19,7 @@ import SpoolWorkloads
     [
       Workload(
         "metrics-overhead",
-        summary: "counter bare, beside swift-metrics (histograms, timers), Prometheus, recorder",
+        summary: "counter bare, beside a no-op hook, swift-metrics (histograms, timers), recorder",
         defaultActions: 2_000_000,
         initialState: CounterFeature.State(),
         reducer: { CounterFeature() },
@@ -30,6 +30,7 @@ import SpoolWorkloads
           }
         },
         baselines: [
+          instrumented("noop-instrumentation") { NoopInstrumentation() },
           instrumented("noop-metrics") {
             MetricsInstrumentation(store: "counter", factory: NOOPMetricsHandler.instance)
           },
@@ -49,6 +50,19 @@ import SpoolWorkloads
         ]
       )
     ]
+  }
+
+  /// An instrumentation that records nothing but asks for every reduce's times: the floor
+  /// that any instrumentation pays in the store (clock reads, the hook call).
+  final class NoopInstrumentation: StoreInstrumentation, Sendable {
+    func actionReduced(
+      _ action: CounterFeature.Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+    ) {}
+    func effectStarted(by action: CounterFeature.Action, at time: UInt64) {}
+    func effectEnded(
+      by action: CounterFeature.Action, startedAt: UInt64, endedAt: UInt64,
+      outcome: EffectOutcome
+    ) {}
   }
 
   /// A factory on a registry of its own, with timer buckets fine enough for actions (its

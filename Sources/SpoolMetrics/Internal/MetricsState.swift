@@ -54,6 +54,8 @@ struct MetricsState {
   }
 
   private var table: ActionCaseTable
+  /// Reads an action's top-level case without the lock.
+  var tagReader: ActionTagReader { table.tagReader }
   /// Histogram recording's unpublished counts; `nil` when recording timers.
   private var pending: PendingHistograms?
   // Indexed by the table's slots, created at a case's first publication.
@@ -71,7 +73,8 @@ struct MetricsState {
     factory: any MetricsFactory, bounds: [UInt64]?
   ) {
     table = ActionCaseTable(actionType: actionType, size: size, alignment: alignment)
-    pending = bounds.map(PendingHistograms.init(bounds:))
+    let topSlotCount = table.tagReader.caseCount
+    pending = bounds.map { PendingHistograms(bounds: $0, topSlotCount: topSlotCount) }
     self.store = store
     self.factory = factory
   }
@@ -91,22 +94,39 @@ struct MetricsState {
     return metrics
   }
 
-  /// Counts an action of the case at `action` in histogram recording.
+  /// The slot of the case of the action at `action`, learning it on first sight.
   ///
-  /// - Returns: Whether nothing was pending before, so that a publication must be scheduled.
-  /// - Complexity: O(nesting depth of the case + buckets) and no allocation, once the case has
-  ///   been seen.
-  mutating func count(
-    forValueAt action: ActionAddress, queueWait: UInt64, reduce: UInt64
-  ) -> Bool {
-    let slot = table.slot(ofValueAt: action.pointer)
-    return pending?.count(slot: slot, queueWait: queueWait, reduce: reduce) ?? false
+  /// - Complexity: O(nesting depth of the case) and no allocation, once the case has been seen.
+  mutating func slot(forValueAt action: ActionAddress) -> Int {
+    table.slot(ofValueAt: action.pointer)
+  }
+
+  /// The slot of top-level case `tag` if it is a leaf the table has seen.
+  func leafSlot(topLevelTag tag: Int) -> Int? {
+    table.leafSlot(topLevelTag: tag)
+  }
+
+  /// The calling thread's histogram storage, made on its first action, with room for `slot`.
+  /// Histogram recording only.
+  mutating func threadHistogramsLocked(holding slot: Int) -> ThreadHistograms? {
+    guard
+      let histograms = pending?.histogramsLocked(
+        ofThread: ThreadHistogramsCache.currentThread, slotCapacity: table.labels.count),
+      let bucketsPerKind = pending?.bucketsPerKind
+    else { return nil }
+    histograms.growLocked(toHold: slot, bucketsPerKind: bucketsPerKind)
+    return histograms
+  }
+
+  /// Frees the histogram storage of every thread: the instrumentation is going away.
+  mutating func deallocate() {
+    pending?.deallocate()
   }
 
   /// Takes every unpublished count with the counters it goes to, creating the counters of a
   /// case at its first publication.
   mutating func takePending() -> [HistogramPublication] {
-    guard let taken = pending?.take(), let bounds = pending?.bounds else { return [] }
+    guard let taken = pending?.takeLocked(), let bounds = pending?.bounds else { return [] }
     return taken.map { entry in
       let counters: (queueWait: HistogramCounters, reduce: HistogramCounters)
       if entry.slot < histograms.count, let existing = histograms[entry.slot] {

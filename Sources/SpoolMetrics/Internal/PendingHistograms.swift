@@ -1,57 +1,37 @@
-/// The bucket counts of ``MetricsInstrumentation`` in histogram recording that are not yet
-/// published, per action case slot: for queue wait and for reduce time, a count per bucket
-/// (the last one `+Inf`) and a sum in nanoseconds.
+/// The histogram counts of ``MetricsInstrumentation`` in histogram recording: every thread's
+/// ``ThreadHistograms``, and what has been published of their sum, so that a publication hands
+/// out what was counted since the last one.
 ///
-/// Counting touches only these flat arrays, so that an action allocates nothing once its case
-/// has been seen. Not thread-safe: it lives in the instrumentation's `Mutex`.
+/// Not thread-safe: it lives in the instrumentation's `Mutex`. The threads record into their
+/// own storage without the lock; only finding or growing that storage takes it.
 struct PendingHistograms {
-  /// The two histograms of an action case.
-  enum Kind: Int, CaseIterable {
-    case queueWait = 0
-    case reduce = 1
-  }
-
   /// Upper bounds in nanoseconds, strictly increasing.
   let bounds: [UInt64]
-  /// Per slot, per kind, `bounds.count + 1` counts; unpublished ones only.
-  private var counts: [UInt64] = []
-  /// Per slot, per kind, the sum of the counted times in nanoseconds.
-  private var sums: [UInt64] = []
-  /// Whether a slot has counts since the last `take`, and those slots in order of first count.
-  private var isPending: [Bool] = []
-  private var pendingSlots: [Int] = []
+  let bucketsPerKind: Int
+  /// How many top-level cases the action type has: the size of each thread's slot cache.
+  private let topSlotCount: Int
+  /// Every thread's storage, in order of first use; freed by ``deallocate()``.
+  private var threads: [ThreadHistograms] = []
+  /// Per slot, as the cells are laid out, the totals over all threads already published.
+  private var published: [UInt64] = []
 
-  init(bounds: [UInt64]) {
+  init(bounds: [UInt64], topSlotCount: Int) {
     self.bounds = bounds
+    self.bucketsPerKind = bounds.count + 1
+    self.topSlotCount = topSlotCount
   }
 
-  var bucketsPerKind: Int { bounds.count + 1 }
-
-  /// Counts one action of case `slot`.
-  ///
-  /// - Returns: Whether nothing was pending before: the caller then schedules a publication.
-  mutating func count(slot: Int, queueWait: UInt64, reduce: UInt64) -> Bool {
-    if slot >= isPending.count { grow(toHold: slot) }
-    let wasEmpty = pendingSlots.isEmpty
-    if !isPending[slot] {
-      isPending[slot] = true
-      pendingSlots.append(slot)
+  /// The storage of the thread `thread`, made on its first action. A thread that ended and
+  /// whose identity a new thread took gets the old storage: the old one no longer writes.
+  mutating func histogramsLocked(ofThread thread: UInt, slotCapacity: Int) -> ThreadHistograms {
+    if let existing = threads.first(where: { $0.storage.pointee.thread == thread }) {
+      return existing
     }
-    let base = slot * 2 * bucketsPerKind
-    counts[base + bucket(of: queueWait)] &+= 1
-    counts[base + bucketsPerKind + bucket(of: reduce)] &+= 1
-    sums[slot * 2] &+= queueWait
-    sums[slot * 2 + 1] &+= reduce
-    return wasEmpty
-  }
-
-  /// The index of the first bucket whose bound `nanoseconds` does not exceed; `bounds.count`
-  /// (`+Inf`) past the last.
-  @inline(__always)
-  func bucket(of nanoseconds: UInt64) -> Int {
-    var index = 0
-    while index < bounds.count, nanoseconds > bounds[index] { index += 1 }
-    return index
+    let made = ThreadHistograms.allocate(
+      thread: thread, topSlotCount: topSlotCount, slotCapacity: Swift.max(slotCapacity, 4),
+      bucketsPerKind: bucketsPerKind)
+    threads.append(made)
+    return made
   }
 
   /// What one case counted since the last `take`, for one kind.
@@ -62,34 +42,51 @@ struct PendingHistograms {
     var total: UInt64 { buckets.reduce(0, &+) }
   }
 
-  /// Hands out every pending count, by slot, and starts over from zero.
-  mutating func take() -> [(slot: Int, queueWait: Counts, reduce: Counts)] {
-    let taken = pendingSlots.map { slot in
-      let base = slot * 2 * bucketsPerKind
-      return (
-        slot: slot,
-        queueWait: Counts(
-          buckets: counts[base..<base + bucketsPerKind], sumNanoseconds: sums[slot * 2]),
-        reduce: Counts(
-          buckets: counts[base + bucketsPerKind..<base + 2 * bucketsPerKind],
-          sumNanoseconds: sums[slot * 2 + 1])
-      )
+  /// Hands out, per slot that counted anything since the last call, what it counted.
+  ///
+  /// A count recorded while this runs is handed out now or by the next call, never twice and
+  /// never lost: cells only grow, and this publishes the difference from what it read before.
+  mutating func takeLocked() -> [(slot: Int, queueWait: Counts, reduce: Counts)] {
+    var totals: [UInt64] = []
+    for thread in threads { thread.addCountsLocked(to: &totals, bucketsPerKind: bucketsPerKind) }
+    if published.count < totals.count {
+      published += repeatElement(0, count: totals.count - published.count)
     }
-    for slot in pendingSlots {
-      let base = slot * 2 * bucketsPerKind
-      for index in base..<base + 2 * bucketsPerKind { counts[index] = 0 }
-      sums[slot * 2] = 0
-      sums[slot * 2 + 1] = 0
-      isPending[slot] = false
+    let stride = ThreadHistograms.stride(bucketsPerKind: bucketsPerKind)
+    var taken: [(slot: Int, queueWait: Counts, reduce: Counts)] = []
+    for slot in 0..<totals.count / stride {
+      let base = slot * stride
+      var delta = [UInt64](repeating: 0, count: stride)
+      var counted = false
+      for index in 0..<stride {
+        delta[index] = totals[base + index] &- published[base + index]
+        published[base + index] = totals[base + index]
+        // A sum that caught up with counts published before is published too.
+        if delta[index] != 0 { counted = true }
+      }
+      guard counted else { continue }
+      func counts(_ first: Int) -> Counts {
+        Counts(
+          buckets: delta[first..<first + bucketsPerKind],
+          sumNanoseconds: delta[first + bucketsPerKind])
+      }
+      taken.append((slot: slot, queueWait: counts(0), reduce: counts(bucketsPerKind + 1)))
     }
-    pendingSlots.removeAll(keepingCapacity: true)
     return taken
   }
 
-  private mutating func grow(toHold slot: Int) {
-    let slots = slot + 1
-    counts += repeatElement(0, count: slots * 2 * bucketsPerKind - counts.count)
-    sums += repeatElement(0, count: slots * 2 - sums.count)
-    isPending += repeatElement(false, count: slots - isPending.count)
+  /// The index of the first bucket whose bound `nanoseconds` does not exceed; `bounds.count`
+  /// (`+Inf`) past the last.
+  @inline(__always)
+  static func bucket(of nanoseconds: UInt64, in bounds: [UInt64]) -> Int {
+    var index = 0
+    while index < bounds.count, nanoseconds > bounds[index] { index += 1 }
+    return index
+  }
+
+  /// Frees every thread's storage; no thread may record into it afterwards.
+  mutating func deallocate() {
+    for thread in threads { thread.deallocate(bucketsPerKind: bucketsPerKind) }
+    threads = []
   }
 }

@@ -71,6 +71,21 @@ package struct ActionCaseTable {
     }
   }
 
+  /// What reads the top-level case of a value without the table, from any thread.
+  package var tagReader: ActionTagReader { ActionTagReader(layout: nodes.first?.layout) }
+
+  /// The slot of the top-level case with tag `tag` when that case has no enum payload to
+  /// descend into and the table has seen it; `nil` otherwise.
+  ///
+  /// A caller that read `tag` with ``tagReader`` may then skip ``slot(ofValueAt:)`` for that
+  /// case: its slot never changes once learned.
+  package func leafSlot(topLevelTag tag: Int) -> Int? {
+    guard !nodes.isEmpty else { return tag == 0 ? 0 : nil }
+    guard tag >= 0, tag < nodes[0].entries.count, case .leaf(let slot) = nodes[0].entries[tag]
+    else { return nil }
+    return slot
+  }
+
   /// The slot of `action`'s case; a convenience for tests and cold paths.
   mutating func slot<Action>(of action: borrowing Action) -> Int {
     withUnsafeBytes(of: action) { bytes in
@@ -121,5 +136,27 @@ package struct ActionCaseTable {
     // Two paths can produce the same text only through a generic payload; keep one slot each.
     labels.append(label)
     return labels.count - 1
+  }
+}
+
+/// Reads the tag of the top-level case of a value of an ``ActionCaseTable``'s action type: one
+/// value-witness call, no allocation, no lock; 0 for a type that is not an enum the table reads.
+///
+/// Sendable without a check (`@unchecked`): it holds only the type's metadata pointer and two
+/// value-witness function pointers, which the runtime never moves or frees, and never writes.
+package struct ActionTagReader: @unchecked Sendable {
+  private let layout: EnumLayout?
+
+  fileprivate init(layout: EnumLayout?) {
+    self.layout = layout
+  }
+
+  /// How many tags ``tag(ofValueAt:)`` can return.
+  package var caseCount: Int { layout?.caseCount ?? 1 }
+
+  /// The top-level tag of the value at `value`, in `0..<caseCount`.
+  @inline(__always)
+  package func tag(ofValueAt value: UnsafeRawPointer) -> Int {
+    layout?.tag(at: value) ?? 0
   }
 }
