@@ -163,5 +163,85 @@ extension SpoolIOTests {
       machine.didWake()
       #expect(machine.state == .stopping(.running))
     }
+
+    /// Enqueueing in every phase: accepted and waking only a sleeping loop while accepting;
+    /// while stopping only a store's jobs; after the exit nothing.
+    @Test func enqueueFromEveryPhaseAndLoopState() {
+      for loop in [SubmissionQueueStateMachine<Int>.LoopState.running, .sleeping, .signalled] {
+        for stopping in [false, true] {
+          var machine = SubmissionQueueStateMachine<Int>()
+          if stopping {
+            _ = machine.shutdown()
+            var batch: [Int] = []
+            _ = machine.takeAll(into: &batch)
+          }
+          if loop != .running { _ = machine.prepareToSleep(knowsOfShutdown: stopping) }
+          if loop == .signalled { _ = machine.enqueue(0, untilExit: true) }
+          #expect(machine.loopState == loop)
+          let action = machine.enqueue(1, untilExit: true)
+          #expect(action == (loop == .sleeping ? .wakeLoop : .none))
+          #expect(machine.loopState == (loop == .running ? .running : .signalled))
+          #expect(machine.enqueue(2) == (stopping ? .reject : .none))
+          #expect(machine.pending.last == (stopping ? 1 : 2))
+        }
+      }
+    }
+
+    /// A loop that went to sleep with a signal pending stays signalled (the eventfd's count
+    /// wakes it), and a loop already sleeping or signalled is not asked to sleep again.
+    @Test func prepareToSleepKeepsASleepingOrSignalledLoop() {
+      var machine = SubmissionQueueStateMachine<Int>()
+      let sleeps = machine.prepareToSleep(knowsOfShutdown: false)
+      let sleepsAgain = machine.prepareToSleep(knowsOfShutdown: false)
+      #expect(sleeps && sleepsAgain)
+      #expect(machine.state == .accepting(.sleeping))
+      _ = machine.enqueue(1)
+      var batch: [Int] = []
+      _ = machine.takeAll(into: &batch)
+      #expect(machine.state == .accepting(.running))
+    }
+
+    // MARK: - Impossible transitions end the process (internal inconsistencies)
+
+    @Test func takingRequestsAfterTheExitIsAnInternalInconsistency() async {
+      await #expect(processExitsWith: .failure) {
+        var machine = SubmissionQueueStateMachine<Int>()
+        _ = machine.exit()
+        var batch: [Int] = []
+        _ = machine.takeAll(into: &batch)
+      }
+    }
+
+    @Test func takingIntoAnUnconsumedBatchIsAnInternalInconsistency() async {
+      await #expect(processExitsWith: .failure) {
+        var machine = SubmissionQueueStateMachine<Int>()
+        var batch = [1]
+        _ = machine.takeAll(into: &batch)
+      }
+    }
+
+    @Test func sleepingAfterTheExitIsAnInternalInconsistency() async {
+      await #expect(processExitsWith: .failure) {
+        var machine = SubmissionQueueStateMachine<Int>()
+        _ = machine.exit()
+        _ = machine.prepareToSleep(knowsOfShutdown: true)
+      }
+    }
+
+    @Test func wakingAfterTheExitIsAnInternalInconsistency() async {
+      await #expect(processExitsWith: .failure) {
+        var machine = SubmissionQueueStateMachine<Int>()
+        _ = machine.exit()
+        machine.didWake()
+      }
+    }
+
+    @Test func exitingTwiceIsAnInternalInconsistency() async {
+      await #expect(processExitsWith: .failure) {
+        var machine = SubmissionQueueStateMachine<Int>()
+        _ = machine.exit()
+        _ = machine.exit()
+      }
+    }
   }
 }

@@ -302,7 +302,9 @@ private final class RingLoop: @unchecked Sendable {
   let syscalls: SystemCalls
   private let completions: UnsafeMutableBufferPointer<cspool_completion>
   private let wakeBuffer = IOBuffer(count: 8)
-  private var wakeArmed = false
+  /// Whether the loop knows of a shutdown, has cancelled everything, has its wake-up read in
+  /// the kernel.
+  private var phase = RingLoopStateMachine()
   private var backlog: [RingRequest] = []
   private var backlogHead = 0
   /// Operations failed by an injected fault in this turn, and in the previous one (completed
@@ -310,13 +312,10 @@ private final class RingLoop: @unchecked Sendable {
   private var faulted: [(IOOperation, Int32)] = []
   private var faultedDue: [(IOOperation, Int32)] = []
   private var inFlight = 0
-  private var cancelAllIssued = false
   /// Tasks resumed since the loop last considered sleeping.
   private var resumedTasks = 0
   /// Entries prepared since the last `io_uring_enter`.
   private var preparedEntries = 0
-  /// Whether the loop has seen the shutdown request (it then fails new submissions).
-  private var stopping = false
   /// Jobs of tasks resumed on the loop thread itself (by a completion, or by another task
   /// running there), run by the loop in its next round; no lock, no wake-up needed.
   var localJobs: [RingJob] = []
@@ -351,7 +350,7 @@ private final class RingLoop: @unchecked Sendable {
       // more requests as they run, so take again (a few rounds, to batch those into this
       // `io_uring_enter` without starving the completions).
       for _ in 0..<4 {
-        stopping = backend.takeAll(into: &batch)
+        phase.queueTaken(stopping: backend.takeAll(into: &batch))
         var ranJob = false
         for request in batch {
           switch request {
@@ -376,37 +375,39 @@ private final class RingLoop: @unchecked Sendable {
       }
       prepareBacklog()
       if !faulted.isEmpty || !faultedDue.isEmpty { completeFaulted() }
-      if stopping && backlogHead == backlog.count && !cancelAllIssued {
-        cancelAllIssued = prepare { cspool_prep_cancel_all($0, Tag.ignored) }
+      if phase.shouldCancelAll(backlogDrained: backlogHead == backlog.count)
+        && prepare({ cspool_prep_cancel_all($0, Tag.ignored) })
+      {
+        phase.cancelAllPrepared()
       }
-      if stopping && cancelAllIssued && inFlight == 0 && !wakeArmed && localJobs.isEmpty {
-        break
-      }
+      if phase.mayExit(idle: inFlight == 0 && localJobs.isEmpty) { break }
 
       var waitCount: UInt32 = 0
       if backlogHead == backlog.count && localJobs.isEmpty {
-        if !wakeArmed && !stopping {
-          wakeArmed = prepare {
+        if phase.needsWakeRead
+          && prepare({
             cspool_prep_read($0, wakeFD, wakeBuffer.pointer, 8, UInt64.max, Tag.wake)
-          }
+          })
+        {
+          phase.wakeReadPrepared()
         }
         // Tasks resumed a moment ago usually submit again within microseconds: give them the
         // CPU (two cores here) and look again, rather than sleep and make them pay for an
         // eventfd write plus a wake-up of this thread.
         // (Not when entries are prepared: entering the kernel is what those tasks wait for.)
-        if resumedTasks > 0 && preparedEntries == 0 && !stopping {
+        if resumedTasks > 0 && preparedEntries == 0 && !phase.isStopping {
           resumedTasks = 0
           var arrived = false
           for _ in 0..<Self.yieldsBeforeSleeping where !arrived {
             sched_yield()
-            arrived = backend.hasNews(knowsOfShutdown: stopping)
+            arrived = backend.hasNews(knowsOfShutdown: false)
           }
           if arrived { continue }
         }
         // Sleep only with a wake-up read in the kernel (or, when stopping, with nothing new to
         // expect but the completions of cancelled operations).
-        if (wakeArmed || stopping) && faulted.isEmpty && faultedDue.isEmpty
-          && backend.prepareToSleep(knowsOfShutdown: stopping)
+        if phase.maySleep && faulted.isEmpty && faultedDue.isEmpty
+          && backend.prepareToSleep(knowsOfShutdown: phase.isStopping)
         {
           waitCount = 1
         }
@@ -424,7 +425,7 @@ private final class RingLoop: @unchecked Sendable {
   /// job: prepares the entry at once (it joins the batch of the next `io_uring_enter`), or
   /// queues it behind the backlog to keep the order.
   func handleOnLoopThread(_ request: RingRequest, syscalls: SystemCalls) {
-    if stopping, case .submit(let operation) = request {
+    if phase.isStopping, case .submit(let operation) = request {
       operation.complete(result: rejectedResult(operation.request, syscalls: syscalls))
       return
     }
@@ -599,7 +600,7 @@ private final class RingLoop: @unchecked Sendable {
     case Tag.ignored:
       break
     case Tag.wake:
-      wakeArmed = false
+      phase.wakeReadCompleted()
     default:
       let pointer = UnsafeRawPointer(bitPattern: UInt(completion.user_data))!
       let operation = Unmanaged<IOOperation>.fromOpaque(pointer).takeRetainedValue()
@@ -613,7 +614,7 @@ private final class RingLoop: @unchecked Sendable {
     inFlight -= 1
     counter.decrement()
     if (result == -EINTR || result == -EAGAIN) && operation.request.isRestartable
-      && !operation.cancelRequested && !cancelAllIssued
+      && !operation.cancelRequested && !phase.cancelAllIssued
     {
       backlog.append(.submit(operation))
       return

@@ -77,9 +77,14 @@ struct SubmissionQueueStateMachine<Request> {
   /// Called by the loop as it exits: from here on every request is rejected. Returns the
   /// requests that arrived since its last `takeAll`, in order.
   mutating func exit() -> [Request] {
-    state = .exited
-    defer { pending = [] }
-    return pending
+    switch state {
+    case .accepting, .stopping:
+      state = .exited
+      defer { pending = [] }
+      return pending
+    case .exited:
+      preconditionFailure("Internal inconsistency: exit in state \(state): the loop exits twice")
+    }
   }
 
   /// Asks the loop to finish: it fails new requests, cancels those in flight, then exits.
@@ -99,7 +104,8 @@ struct SubmissionQueueStateMachine<Request> {
   ///
   /// - Complexity: O(1).
   mutating func takeAll(into batch: inout [Request]) -> Bool {
-    precondition(batch.isEmpty, "Internal inconsistency: the previous batch was not consumed")
+    precondition(
+      batch.isEmpty, "Internal inconsistency: takeAll with the previous batch not consumed")
     swap(&pending, &batch)
     switch state {
     case .accepting:
@@ -109,7 +115,8 @@ struct SubmissionQueueStateMachine<Request> {
       state = .stopping(.running)
       return true
     case .exited:
-      preconditionFailure("Internal inconsistency: a ring loop takes requests after its exit")
+      preconditionFailure(
+        "Internal inconsistency: takeAll in state \(state): the loop takes requests after its exit")
     }
   }
 
@@ -123,7 +130,8 @@ struct SubmissionQueueStateMachine<Request> {
     case .stopping(.running): state = .stopping(.sleeping)
     case .accepting, .stopping: break
     case .exited:
-      preconditionFailure("Internal inconsistency: a ring loop sleeps after its exit")
+      preconditionFailure(
+        "Internal inconsistency: prepareToSleep in state \(state): the loop sleeps after its exit")
     }
     return true
   }
@@ -143,7 +151,9 @@ struct SubmissionQueueStateMachine<Request> {
     switch state {
     case .accepting: state = .accepting(.running)
     case .stopping: state = .stopping(.running)
-    case .exited: break
+    case .exited:
+      preconditionFailure(
+        "Internal inconsistency: didWake in state \(state): the loop wakes after its exit")
     }
   }
 

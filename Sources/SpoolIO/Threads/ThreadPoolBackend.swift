@@ -29,7 +29,9 @@ final class ThreadPoolBackend: Sendable {
   static let maximumWorkers = 512
 
   let syscalls: SystemCalls
-  private let state = Mutex(WorkerPoolState())
+  /// The queue, workers and shutdown (`WorkerPoolStateMachine`; workers are known by their
+  /// park eventfd). The fields of an operation that a worker runs are protected by this lock too.
+  private let state = Mutex(WorkerPoolState(maximumWorkers: ThreadPoolBackend.maximumWorkers))
   let inFlight = OperationCounter()
 
   init(syscalls: SystemCalls) throws(IOError) {
@@ -41,22 +43,23 @@ final class ThreadPoolBackend: Sendable {
     // A refused operation's task is resumed after the lock is released (see
     // `IOOperation.Resumption`).
     let (spawn, refused) = state.withLock { state -> (Bool, IOOperation.Resumption?) in
-      if state.isShuttingDown {
+      switch state.submit(operation, cancelled: operation.cancelRequested) {
+      case .reject:
         let rejected = rejectedResult(operation.request, syscalls: syscalls)
         return (false, operation.finish(result: rejected))
-      }
-      if operation.cancelRequested {
+      case .failCancelled:
         return (false, operation.finish(result: -ECANCELED))
-      }
-      operation.phase = .submitted
-      state.queue.append(operation)
-      if let parked = state.parked.popLast() {
-        unpark(parked)
+      case .unpark(let parkFD):
+        operation.phase = .submitted
+        unpark(parkFD)
+        return (false, nil)
+      case .spawnWorker:
+        operation.phase = .submitted
+        return (true, nil)
+      case .none:
+        operation.phase = .submitted
         return (false, nil)
       }
-      guard state.workers < Self.maximumWorkers else { return (false, nil) }
-      state.workers += 1
-      return (true, nil)
     }
     refused?.resume()
     if spawn { spawnWorker() }
@@ -113,55 +116,61 @@ final class ThreadPoolBackend: Sendable {
   /// worker has exited and released its descriptors.
   func shutdown() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let (finished, stopped) = state.withLock { state -> (Bool, ShutdownStart) in
-        let stopped = beginShutdown(&state)
-        guard state.workers > 0 else { return (true, stopped) }
-        state.shutdownWaiters.append(continuation)
-        return (false, stopped)
-      }
+      let stopped = state.withLock { beginShutdown(&$0, waiter: continuation) }
       carryOut(stopped)
-      if finished { continuation.resume() }
     }
   }
 
   /// Starts a shutdown without waiting for it.
   func requestShutdown() {
-    carryOut(state.withLock { beginShutdown(&$0) })
+    carryOut(state.withLock { beginShutdown(&$0, waiter: nil) })
   }
 
   /// What a shutdown leaves to do once the lock is released: the resumptions of the queued
-  /// operations it failed (see `IOOperation.Resumption`), and the running operations whose
-  /// workers it interrupted, to interrupt until they leave them.
-  private typealias ShutdownStart = (failed: [IOOperation.Resumption], interrupted: [IOOperation])
+  /// operations it failed (see `IOOperation.Resumption`), the running operations whose
+  /// workers it interrupted, to interrupt until they leave them, and the waiter to resume when
+  /// the pool has stopped.
+  private typealias ShutdownStart = (
+    failed: [IOOperation.Resumption], interrupted: [IOOperation],
+    finished: CheckedContinuation<Void, Never>?
+  )
 
   private func carryOut(_ start: ShutdownStart) {
     for resumption in start.failed { resumption.resume() }
     for operation in start.interrupted { keepInterrupting(operation) }
+    start.finished?.resume()
   }
 
-  private func beginShutdown(_ state: inout WorkerPoolState) -> ShutdownStart {
-    guard !state.isShuttingDown else { return ([], []) }
-    state.isShuttingDown = true
-    var failed: [IOOperation.Resumption] = []
-    while let operation = state.popFirst() {
+  /// Carries out the machine's shutdown transition with the lock held: the eventfd writes and
+  /// signals must reach workers that cannot exit meanwhile (they close their descriptors under
+  /// the lock); the tasks are resumed by `carryOut` after it is released.
+  private func beginShutdown(
+    _ state: inout WorkerPoolState, waiter: CheckedContinuation<Void, Never>?
+  ) -> ShutdownStart {
+    switch state.shutdown(waiter: waiter) {
+    case .none:
+      return ([], [], nil)
+    case .resume(let waiter):
+      return ([], [], waiter)
+    case .begin(let queued, let running, let parked, let waiter):
       // -ECANCELED, except that a queued close still closes: no descriptor outlives its owner.
-      failed.append(
-        operation.finish(result: rejectedResult(operation.request, syscalls: syscalls)))
-    }
-    // Running operations end with ECANCELED (an IOError, as on the ring), not as cancelled
-    // tasks: their tasks did not ask for it. Blocking calls are interrupted, as for a
-    // cancellation, so that the shutdown does not wait for a FIFO's writer.
-    var interrupted: [IOOperation] = []
-    for operation in state.running where operation.workerWakeFD >= 0 {
-      signal(operation.workerWakeFD)
-      if !operation.request.mayWaitIndefinitely && WorkerInterruption.isAvailable {
-        WorkerInterruption.interrupt(operation.workerThread)
-        interrupted.append(operation)
+      let failed = queued.map {
+        $0.finish(result: rejectedResult($0.request, syscalls: syscalls))
       }
+      // Running operations end with ECANCELED (an IOError, as on the ring), not as cancelled
+      // tasks: their tasks did not ask for it. Blocking calls are interrupted, as for a
+      // cancellation, so that the shutdown does not wait for a FIFO's writer.
+      var interrupted: [IOOperation] = []
+      for operation in running where operation.workerWakeFD >= 0 {
+        signal(operation.workerWakeFD)
+        if !operation.request.mayWaitIndefinitely && WorkerInterruption.isAvailable {
+          WorkerInterruption.interrupt(operation.workerThread)
+          interrupted.append(operation)
+        }
+      }
+      for parkFD in parked { unpark(parkFD) }
+      return (failed, interrupted, waiter)
     }
-    for parked in state.parked { unpark(parked) }
-    state.parked = []
-    return (failed, interrupted)
   }
 
   /// Wakes a parked worker. Called with the lock held: a parked worker cannot close its
@@ -197,18 +206,19 @@ final class ThreadPoolBackend: Sendable {
       // The tasks are resumed after the lock is released (see `IOOperation.Resumption`).
       let (failed, waiters) = state.withLock {
         state -> ([IOOperation.Resumption], [CheckedContinuation<Void, Never>]) in
-        state.workers -= 1
-        guard state.workers == 0 else { return ([], []) }
-        var failed: [IOOperation.Resumption] = []
-        while let operation = state.popFirst() {
-          failed.append(
-            operation.finish(
-              result: operation.request.isClose
-                ? rejectedResult(operation.request, syscalls: syscalls) : -error.errno))
+        switch state.workerFailedToStart() {
+        case .none:
+          return ([], [])
+        case .failQueued(let queued):
+          let failed = queued.map {
+            $0.finish(
+              result: $0.request.isClose
+                ? rejectedResult($0.request, syscalls: syscalls) : -error.errno)
+          }
+          return (failed, [])
+        case .resume(let waiters):
+          return ([], waiters)
         }
-        guard state.isShuttingDown else { return (failed, []) }
-        defer { state.shutdownWaiters = [] }
-        return (failed, state.shutdownWaiters)
       }
       for resumption in failed { resumption.resume() }
       for waiter in waiters { waiter.resume() }
@@ -237,26 +247,22 @@ final class ThreadPoolBackend: Sendable {
     let thread = pthread_self()
     let executor = BlockingExecutor(syscalls: syscalls, cancelFD: cancelFD)
     while true {
-      enum Next { case run(IOOperation), park, exit([CheckedContinuation<Void, Never>]) }
-      let next = state.withLock { state -> Next in
-        if let operation = state.popFirst() {
+      let next = state.withLock { state -> WorkerPoolState.WorkerAction in
+        let next = state.nextWork(for: parkFD)
+        switch next {
+        case .run(let operation):
           operation.workerWakeFD = cancelFD
           operation.workerThread = thread
-          state.running.append(operation)
           inFlight.increment()
-          return .run(operation)
+        case .park:
+          break
+        case .exit:
+          // Released under the lock, so that a finished shutdown leaves no descriptor behind,
+          // and no eventfd write (which happens under it) can reach a closed descriptor.
+          syscalls.close(parkFD, .backend)
+          syscalls.close(cancelFD, .backend)
         }
-        guard state.isShuttingDown else {
-          state.parked.append(parkFD)
-          return .park
-        }
-        // Released under the lock, so that a finished shutdown leaves no descriptor behind.
-        syscalls.close(parkFD, .backend)
-        syscalls.close(cancelFD, .backend)
-        state.workers -= 1
-        guard state.workers == 0 else { return .exit([]) }
-        defer { state.shutdownWaiters = [] }
-        return .exit(state.shutdownWaiters)
+        return next
       }
       switch next {
       case .park:
@@ -269,7 +275,7 @@ final class ThreadPoolBackend: Sendable {
         let result = executor.execute(operation.request)
         let resumption = state.withLock { state in
           operation.workerWakeFD = -1
-          state.running.removeAll { $0 === operation }
+          state.finished(operation)
           inFlight.decrement()
           return operation.finish(result: result)
         }
@@ -282,35 +288,7 @@ final class ThreadPoolBackend: Sendable {
   }
 }
 
-/// The pool's queue, workers and waiters; protected by the pool's `Mutex`.
-struct WorkerPoolState {
-  var queue: [IOOperation] = []
-  var queueHead = 0
-  /// The park eventfds of idle workers, most recently parked last (woken first: warm caches).
-  var parked: [Int32] = []
-  var workers = 0
-  var running: [IOOperation] = []
-  var isShuttingDown = false
-  var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
-
-  /// The oldest queued operation that was not cancelled meanwhile.
-  ///
-  /// - Complexity: amortized O(1).
-  mutating func popFirst() -> IOOperation? {
-    while queueHead < queue.count {
-      let operation = queue[queueHead]
-      queueHead += 1
-      if queueHead == queue.count {
-        queue.removeAll(keepingCapacity: true)
-        queueHead = 0
-      } else if queueHead >= 1024 && queueHead * 2 >= queue.count {
-        queue.removeFirst(queueHead)
-        queueHead = 0
-      }
-      // Cancelled while queued (`ThreadPoolBackend.cancel`): already completed, skipped.
-      if operation.phase == .completed { continue }
-      return operation
-    }
-    return nil
-  }
-}
+/// The pool's state machine as the backend uses it: workers are known by their park eventfd.
+typealias WorkerPoolState = WorkerPoolStateMachine<
+  IOOperation, Int32, CheckedContinuation<Void, Never>
+>
