@@ -63,8 +63,8 @@ import Synchronization
 final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   // @unchecked Sendable, justified: a ring's slots are handed over slot by slot through the
   // acquire/release protocol above, and rings are replaced as its invariant says; `consumer`
-  // is touched only by the single consumer (the holder of the consumer lock, an
-  // acquire/release pair); everything else is an Atomic or a Mutex.
+  // and the owner's trailing storage are touched only by the single consumer (the holder of
+  // the consumer lock, an acquire/release pair); everything else is an Atomic or a Mutex.
 
   /// The largest ring, in slots (a power of two).
   @usableFromInline let maximumCapacity: Int
