@@ -71,9 +71,16 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
   ///   - configuration: File size, file count and buffer size.
   ///   - engine: The engine that writes the files.
   ///   - next: An instrumentation every call is forwarded to, such as a `LatencyRecorder`.
+  /// The recorder holds the journal's lock (`flock` on `path.lock`) until
+  /// ``JournalRecorder/finish(finalState:)``: a second recorder of the same path, in this
+  /// process or another, is refused while the first records. The kernel releases the lock of
+  /// a process that dies, so a crash never leaves the journal locked.
+  ///
   /// - Throws: ``JournalError`` with an `IOError` when the folder is missing or not writable,
-  ///   or ``JournalError/Code/notARegularFile`` when `path.0.journal` exists and is not
-  ///   a regular file (a device, a FIFO, a socket, a directory).
+  ///   ``JournalError/Code/notARegularFile`` when `path.0.journal` exists and is not
+  ///   a regular file (a device, a FIFO, a socket, a directory), or
+  ///   ``JournalError/Code/inUse``, naming the lock file, while another recorder records the
+  ///   journal.
   ///
   /// ```swift
   /// let latency = LatencyRecorder<Counter.Action>()
@@ -107,8 +114,10 @@ public struct ActionJournal<Action: Codable & Sendable>: Sendable {
     if let kind = JournalFileReading.nonRegularKind(at: first) {
       throw JournalError(file: first, offset: 0, problem: .notARegularFile(kind))
     }
+    let lock = try JournalLock(path: path, holder: "JournalRecorder")
     return JournalRecorder(
-      path: path, configuration: configuration, engine: engine, next: next, start: start)
+      path: path, configuration: configuration, engine: engine, next: next, lock: lock,
+      start: start)
   }
 
   /// Reads and checks every file of the journal, and decodes its actions.

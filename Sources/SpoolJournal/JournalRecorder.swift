@@ -62,11 +62,16 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   /// `deinit`. Its flush holds the recorder weakly, so a recorder released without `finish` is
   /// not kept alive.
   private let schedule: JournalFlushSchedule?
+  /// The journal's lock, held from the recorder's creation until ``finish(finalState:)`` ends
+  /// (or the recorder is released): one recorder writes a journal's files at a time.
+  private let lock: JournalLock
 
   init(
     path: String, configuration: JournalConfiguration, engine: IOEngine,
-    next: (any StoreInstrumentation<Action>)?, start: JournalContinuation = JournalContinuation()
+    next: (any StoreInstrumentation<Action>)?, lock: JournalLock,
+    start: JournalContinuation = JournalContinuation()
   ) {
+    self.lock = lock
     self.path = path
     self.next = next
     writer = JournalWriter(path: path, engine: engine)
@@ -315,6 +320,9 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   }
 
   private func finish(checksum: UInt64?) async throws -> JournalSummary {
+    // Released even when the last writes fail: the recorder takes no more records either way,
+    // and the next recorder continues after what reached the disk.
+    defer { lock.release() }
     schedule?.stop()
     let (recorded, dropped, failure, limited) = core.withLock { core in
       core.finish(stateChecksum: checksum)

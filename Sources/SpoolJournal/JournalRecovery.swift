@@ -54,15 +54,18 @@ public struct JournalRecovery<State: Sendable, Action: Codable & Sendable>: Send
   ///
   /// Give it to the store that starts from ``state``. Recovering the journal again later
   /// replays the earlier runs and this one, in order. Call it once per recovery: two
-  /// recorders continuing the same journal would write the same file.
+  /// recorders continuing the same journal would write the same file, so the second is
+  /// refused while the first records (the journal's lock, as for
+  /// ``ActionJournal/recording(to:configuration:engine:forwardingTo:)``).
   ///
   /// - Parameters:
   ///   - configuration: File size, file count and buffer size.
   ///   - engine: The engine that writes the files; the journal's by default.
   ///   - next: An instrumentation every call is forwarded to, such as a `LatencyRecorder`.
   /// - Throws: ``JournalError`` with an `IOError` when the folder is missing or not writable,
-  ///   or ``JournalError/Code/notARegularFile`` when something other than a regular file is
-  ///   at the new file's path.
+  ///   ``JournalError/Code/notARegularFile`` when something other than a regular file is
+  ///   at the new file's path, or ``JournalError/Code/inUse``, naming the lock file, while
+  ///   another recorder records the journal.
   ///
   /// ```swift
   /// let recorder = try recovery.continueRecording()

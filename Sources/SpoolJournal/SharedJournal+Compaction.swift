@@ -38,7 +38,10 @@ extension SharedJournal {
   /// The cost is the bytes of every store's records from its newest snapshot on, read and
   /// written once more, held in memory while the copies are written, plus two syncs and two
   /// renames: a store that is never evicted has no snapshot, and all of its actions are copied
-  /// each time. A call while another compaction runs returns at once, removing nothing.
+  /// each time. One compaction copies at most about 1 GiB (a segment's limit): the stores
+  /// whose records would take the copies past it stay where they are, with the segments they
+  /// need, until a later compaction (whose copies they fit in, once the others' are smaller).
+  /// A call while another compaction runs returns at once, removing nothing.
   ///
   /// - Returns: The segments removed.
   /// - Throws: ``JournalError`` for a record that is damaged or not the one its index names;
@@ -70,10 +73,8 @@ extension SharedJournal {
       }
       for waiter in waiters { waiter.resume() }
     }
-    // The copies' segment stays under the segment size limit, with room for its header.
-    let plan = sink.core.withLock {
-      $0.planCompaction(limit: Self.maxSegmentBytes - (1 << 17))
-    }
+    let limit = sink.compactionCopyLimit.load(ordering: .relaxed)
+    let plan = sink.core.withLock { $0.planCompaction(limit: limit) }
     if let plan {
       sink.handle(plan.due)
       try await sink.writer.waitUntilDurable(through: plan.through)

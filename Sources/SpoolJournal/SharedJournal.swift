@@ -119,7 +119,7 @@ public final class SharedJournal<
       let problem = IOError(errno: errno, operation: "access", target: .path(folder))
       throw JournalError(file: JournalFormat.filePath(path, index: 0), offset: 0, problem: .io(problem))
     }
-    let lock = try SharedJournalLock(path: path)
+    let lock = try JournalLock(path: path, holder: "SharedJournal")
     var opening = SharedJournalOpening()
     opening.removedTemporaries = JournalFiles.removeTemporaries(of: path)
     let segments = try JournalFiles.indices(of: path)
@@ -319,8 +319,11 @@ public final class SharedJournal<
   private func recover<R: Reducer<State, Action>>(
     slot: Int, name: String, initialState: State, _ reducer: R
   ) async throws(JournalError) -> SharedJournalRecovery<State> {
+    var attempt = 0
     while true {
       let (extents, epoch) = sink.core.withLock { ($0.stores[slot].extents, $0.layoutEpoch) }
+      if let pause = sink.recoveryPause.withLock({ $0 }) { await pause(name, attempt) }
+      attempt += 1
       do {
         return try await recover(
           extents: extents, name: name, initialState: initialState, reducer)

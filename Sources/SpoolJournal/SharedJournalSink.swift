@@ -21,12 +21,21 @@ final class SharedJournalSink: Sendable {
   /// Called by a compaction after each of its steps; a test sets it to stop one partway, as a
   /// crash or an I/O failure there would.
   let compactionFault = Mutex<(@Sendable (SharedJournalCompactionStep) throws -> Void)?>(nil)
+  /// The most bytes of records one compaction copies (stores whose records would go past it
+  /// stay where they are until a later compaction): the copies' segment stays under the
+  /// segment size limit, 1 GiB (a record's offset is 32-bit), with room for its header. A test
+  /// lowers it to reach the limit without writing a GiB.
+  let compactionCopyLimit = Atomic<Int>((1 << 30) - (1 << 17))
+  /// Called by a recovery once it has taken a store's extents, before it reads them, with the
+  /// store's key and the attempt's number (0 first); a test sets it to hold a recovery there
+  /// while a compaction moves the records it is about to read.
+  let recoveryPause = Mutex<(@Sendable (_ key: String, _ attempt: Int) async -> Void)?>(nil)
   /// The journal's lock, held from `open` until ``close()`` ends (or the sink is released).
-  private let lock: SharedJournalLock
+  private let lock: JournalLock
 
   init(
     path: String, engine: IOEngine, configuration: JournalConfiguration,
-    core: sending SharedJournalCore, lock: SharedJournalLock
+    core: sending SharedJournalCore, lock: JournalLock
   ) {
     self.lock = lock
     self.path = path

@@ -69,7 +69,7 @@ extension SpoolJournalTests {
         #expect(last.state == reduced(first + second + third))
         #expect(last.files == 3)
         #expect(directory.entries().sorted() == ["clean.0.journal", "clean.1.journal",
-          "clean.2.journal"])
+          "clean.2.journal", "clean.lock"])
         // `load` and `replay` read every run, in order.
         let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
         #expect(contents.actions == first + second + third)
@@ -190,7 +190,7 @@ extension SpoolJournalTests {
       }
       #expect(why.underlyingError?.errno == ENOENT)
       let state = try await continueLedger(recovered, with: [.add(1)])
-      #expect(directory.entries() == ["missing.0.journal"])
+      #expect(directory.entries() == ["missing.0.journal", "missing.lock"])
       #expect(try await recoverLedger(path, engine: .shared).state == state)
       // A missing folder is a missing journal too.
       let nowhere = try await recoverLedger(directory.file("none/journal"), engine: .shared)
@@ -212,7 +212,7 @@ extension SpoolJournalTests {
       }
       #expect(why.code == .cutOff)
       let state = try await continueLedger(recovered, with: [.add(7), .note("x")])
-      #expect(directory.entries().sorted() == ["empty.0.journal", "empty.1.journal"])
+      #expect(directory.entries().sorted() == ["empty.0.journal", "empty.1.journal", "empty.lock"])
       let again = try await recoverLedger(path, engine: .shared)
       #expect(again.state == state)
       #expect(again.verification == .verified(checksum: try StateChecksum.of(state)))

@@ -47,8 +47,9 @@ extension SpoolJournalTests {
       // Effects cancelled at once: the armed reminder's timer stops, as in a process that ends.
       await first.shutdown(deadline: .now)
       let names = directory.entries().sorted()
-      // Each journal: the first run's file 0 was removed; file 1 holds the snapshot.
-      #expect(names == ["1.1.journal", "2.1.journal"])
+      // Each journal: the first run's file 0 was removed; file 1 holds the snapshot; the lock
+      // file stays (it holds nothing).
+      #expect(names == ["1.1.journal", "1.lock", "2.1.journal", "2.lock"])
 
       let second = registry(journals, clock: ImmediateClock())
       let fired = try await second.withStore(1) { store in

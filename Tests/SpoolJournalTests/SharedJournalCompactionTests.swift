@@ -215,3 +215,80 @@ extension SpoolJournalTests {
     }
   }
 }
+
+extension SpoolJournalTests.SharedJournalCompactionTests {
+  typealias Race = SpoolJournalTests.SharedJournalCompactionRaceTests
+
+  /// With the copy limit lowered to the planned size of the first five stores' records (each
+  /// record and 10 bytes, in slot order; `slack` added), a compaction copies each store that
+  /// still fits and leaves the others in place: their records and segments stay, and every
+  /// store recovers exactly, in the same run and reopened. At the limit the fifth store is
+  /// copied; one byte under it, it is not. A compaction at the default limit then copies the
+  /// rest and removes every segment before it.
+  @Test(arguments: [0, -1])
+  func storesPastTheCopyLimitStayInPlace(slack: Int) async throws {
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("shared")
+    try await Race.recordStores(at: path)
+    let journal = try await Journal.open(path: path, configuration: Shared.small)
+    struct Planned { var slot: Int; var size: Int; var extents: [SharedExtent] }
+    let planned = journal.sink.core.withLock { core in
+      core.stores.indices.filter { !core.stores[$0].extents.isEmpty }.map { slot in
+        Planned(
+          slot: slot, size: core.stores[slot].extents.reduce(0) { $0 + $1.length + 10 },
+          extents: core.stores[slot].extents)
+      }
+    }
+    #expect(planned.count == Race.stores.count)
+    let limit = planned.prefix(5).reduce(0) { $0 + $1.size } + slack
+    // The rule: in slot order, a store is copied when its records fit in what is left.
+    var copied: Set<Int> = []
+    var left = limit
+    for store in planned where store.size <= left {
+      copied.insert(store.slot)
+      left -= store.size
+    }
+    #expect(copied.contains(planned[4].slot) == (slack == 0), "the fifth store, at the boundary")
+    #expect(copied.count < planned.count, "some store stays in place")
+    let defaultLimit = journal.sink.compactionCopyLimit.exchange(limit, ordering: .relaxed)
+    #expect(defaultLimit == (1 << 30) - (1 << 17))
+
+    let before = Self.segments(directory, "shared")
+    _ = try await journal.compact()
+    let copies = before.last! + 1
+    let after = journal.sink.core.withLock { core in
+      planned.map { core.stores[$0.slot].extents }
+    }
+    let onDisk = Set(Self.segments(directory, "shared"))
+    for (store, extents) in zip(planned, after) {
+      if copied.contains(store.slot) {
+        #expect(extents.allSatisfy { Int($0.segment) == copies }, "slot \(store.slot) is copied")
+      } else {
+        #expect(extents == store.extents, "slot \(store.slot) stays in place")
+        #expect(extents.allSatisfy { onDisk.contains(Int($0.segment)) })
+      }
+    }
+    #expect(
+      Set(journal.sink.core.withLock { $0.segmentSlots[copies] ?? [] }) == copied,
+      "the copies' segment holds the copied stores only")
+    for id in Race.stores {
+      Race.expectExact(
+        try await journal.recover(for: id, initialState: Ledger.State()) { Ledger() }, id: id)
+    }
+    try await journal.close()
+
+    let reopened = try await Journal.open(path: path, configuration: Shared.small)
+    for id in Race.stores {
+      Race.expectExact(
+        try await reopened.recover(for: id, initialState: Ledger.State()) { Ledger() }, id: id)
+    }
+    let removed = try await reopened.compact()
+    #expect(Set(removed).isSuperset(of: Set(before)), "every segment before the first copies")
+    for id in Race.stores {
+      Race.expectExact(
+        try await reopened.recover(for: id, initialState: Ledger.State()) { Ledger() }, id: id)
+    }
+    try await reopened.close()
+  }
+}

@@ -7,14 +7,16 @@ import SpoolCore
 import SpoolIO
 import Synchronization
 
-/// The exclusive lock a ``SharedJournal`` holds on its journal while it is open: `flock` on
-/// `path.lock`, so that no second journal (in this process or another) writes the same
-/// segments. Each run starts the segment after the last one on disk, so two runs at once would
-/// both write that segment.
+/// The exclusive lock a journal holds while it is written: `flock` on `path.lock`, so that no
+/// second writer (in this process or another) writes the same files. A ``SharedJournal``
+/// holds it from `open` to ``SharedJournal/close()``: each run starts the segment after the
+/// last one on disk, so two runs at once would both write that segment. A ``JournalRecorder``
+/// holds it from its creation to ``JournalRecorder/finish(finalState:)``: a second recorder
+/// would truncate, or continue into, the very files the first one appends to.
 ///
 /// The kernel releases the lock when the process dies, however it dies, so a crash never
 /// leaves the journal locked; the lock file itself stays (it holds nothing).
-final class SharedJournalLock: Sendable {
+final class JournalLock: Sendable {
   /// The descriptor holding the lock; -1 once released.
   private let descriptor: Atomic<Int32>
 
@@ -23,9 +25,10 @@ final class SharedJournalLock: Sendable {
 
   /// Takes the lock of the journal at `path`, without waiting.
   ///
-  /// - Throws: ``JournalError/Code/inUse`` when another open journal holds it; the `IOError`
-  ///   of opening the lock file.
-  init(path: String) throws(JournalError) {
+  /// - Parameter holder: What holds the journal open, for the error (`"SharedJournal"`).
+  /// - Throws: ``JournalError/Code/inUse``, naming the lock file, when another writer holds
+  ///   it; the `IOError` of opening the lock file.
+  init(path: String, holder: String) throws(JournalError) {
     let lockPath = Self.path(of: path)
     let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
@@ -41,7 +44,7 @@ final class SharedJournalLock: Sendable {
         throw JournalError(
           file: lockPath, offset: 0,
           problem: .inUse(
-            "another SharedJournal has \(path) open, in this process or another; close it first"))
+            "another \(holder) has \(path) open, in this process or another; close it first"))
       }
       let problem = IOError(errno: code, operation: "flock", target: .path(lockPath))
       throw JournalError(file: lockPath, offset: 0, problem: .io(problem))
