@@ -52,7 +52,8 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// Creates a store that runs `reducer` from `initialState`.
   ///
   /// - Parameters:
-  ///   - initialState: The state to start from.
+  ///   - initialState: The state to start from, made with the store's dependencies: a
+  ///     `@Dependency` that its `init` reads sees the overrides of `prepareDependencies`.
   ///   - instrumentation: Receives the timing of every action and effect (see `SpoolProfiling`);
   ///     `nil` (the default) costs one branch per action.
   ///   - reducer: The feature's reducer, built in a trailing closure as in TCA.
@@ -67,13 +68,15 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// ```
   @inlinable
   public init<R: Reducer<State, Action> & SendableMetatype>(
-    initialState: State,
+    // `R.State`, not `State`: the compiler then takes the state's type from the reducer, so
+    // that `initialState: .init()` compiles, as in TCA.
+    initialState: @autoclosure () -> R.State,
     instrumentation: (any StoreInstrumentation<Action>)? = nil,
     @ReducerBuilder<State, Action> reducer: () -> R,
     withDependencies prepareDependencies: ((inout DependencyValues) -> Void)? = nil
   ) {
     self.init(
-      initialState: initialState,
+      initialState: initialState(),
       options: StoreOptions(instrumentation: instrumentation),
       reducer: reducer,
       withDependencies: prepareDependencies
@@ -84,14 +87,16 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// capacity).
   @inlinable
   package init<R: Reducer<State, Action> & SendableMetatype>(
-    initialState: State,
+    initialState: @autoclosure () -> State,
     options: StoreOptions<Action>,
     @ReducerBuilder<State, Action> reducer: () -> R,
     withDependencies prepareDependencies: ((inout DependencyValues) -> Void)? = nil
   ) {
-    let (reducer, dependencies) = withDependencies(prepareDependencies ?? { _ in }) {
+    // The initial state is made with the store's dependencies, as the reducer is: a state
+    // whose `init` reads `@Dependency(\.date)` gets the overridden date, as in TCA.
+    let (reducer, dependencies, initialState) = withDependencies(prepareDependencies ?? { _ in }) {
       @Dependency(\.self) var dependencies
-      return (reducer(), dependencies)
+      return (reducer(), dependencies, initialState())
     }
     let core = RootCore(
       initialState: initialState,

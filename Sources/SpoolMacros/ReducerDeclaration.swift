@@ -10,7 +10,9 @@ enum ReducerDeclaration {
   /// `body` or a `reduce(into:action:)`).
   case structReducer(StructDeclSyntax, missing: MissingStructMembers)
   /// An enum whose cases hold reducers, ephemeral or ignored state: TCA's enum reducer.
-  case enumReducer(EnumDeclSyntax, cases: [ReducerCase])
+  /// `cases` keeps the enum's `#if` blocks, so that each generated case, and each reducer the
+  /// body runs, exists under the same compilation conditions as the case it comes from.
+  case enumReducer(EnumDeclSyntax, cases: [CaseItem])
   /// A declaration that `@Reducer` cannot expand; `problems` says why, at least one entry.
   case invalid(problems: [Diagnostic])
 
@@ -21,6 +23,29 @@ enum ReducerDeclaration {
     var state = false
     var action = false
     var body = false
+  }
+
+  /// A case of an enum reducer, or an `#if` block whose clauses hold cases.
+  indirect enum CaseItem {
+    case single(ReducerCase)
+    case conditional([Clause])
+
+    /// One clause of an `#if` block: its directive as written (`#if DEBUG`, `#elseif os(Linux)`,
+    /// `#else`) and the cases in it, in order.
+    struct Clause {
+      let directive: String
+      let items: [CaseItem]
+    }
+
+    /// Every case, in every clause, in order: what the enum may hold in some configuration.
+    static func flatten(_ items: [CaseItem]) -> [ReducerCase] {
+      items.flatMap { item -> [ReducerCase] in
+        switch item {
+        case let .single(reducerCase): [reducerCase]
+        case let .conditional(clauses): clauses.flatMap { flatten($0.items) }
+        }
+      }
+    }
   }
 
   /// One case of an enum reducer: `case add(AddItem)` has name `add` and kind
@@ -127,20 +152,65 @@ enum ReducerDeclaration {
   }
 
   private static func analyse(_ enumDecl: EnumDeclSyntax) -> Self {
-    var cases: [ReducerCase] = []
     var problems: [Diagnostic] = []
-    for member in enumDecl.memberBlock.members {
+    let cases = caseItems(in: enumDecl.memberBlock.members, problems: &problems)
+    guard problems.isEmpty else { return .invalid(problems: problems) }
+    return .enumReducer(enumDecl, cases: cases)
+  }
+
+  /// The cases among `members`, descending into `#if` blocks, whose clauses keep their
+  /// directives; members other than cases stay where they are and are not looked at.
+  private static func caseItems(
+    in members: MemberBlockItemListSyntax, problems: inout [Diagnostic]
+  ) -> [CaseItem] {
+    var items: [CaseItem] = []
+    for member in members {
+      if let ifConfig = member.decl.as(IfConfigDeclSyntax.self) {
+        var clauses: [CaseItem.Clause] = []
+        for clause in ifConfig.clauses {
+          let directive = [clause.poundKeyword.text, clause.condition?.trimmedDescription]
+            .compactMap { $0 }.joined(separator: " ")
+          var clauseItems: [CaseItem] = []
+          switch clause.elements {
+          case nil:
+            break
+          case let .decls(decls):
+            clauseItems = caseItems(in: decls, problems: &problems)
+          default:
+            // A member block's `#if` holds declarations; anything else cannot reach here, and
+            // would be reported rather than dropped if it did.
+            problems.append(
+              Diagnostic(node: clause, message: ReducerMacroDiagnostic.unsupportedIfConfig)
+            )
+          }
+          clauses.append(CaseItem.Clause(directive: directive, items: clauseItems))
+        }
+        items.append(.conditional(clauses))
+        continue
+      }
       guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
+      // `#if` around a case's attributes would make its kind (reducer, ephemeral, ignored)
+      // depend on the configuration, which one expansion cannot express: it is reported, not
+      // read as if the attribute were absent.
+      if let conditional = caseDecl.attributes.first(where: { $0.is(IfConfigDeclSyntax.self) }) {
+        let names = caseDecl.elements.map(\.name.text).joined(separator: "', '")
+        problems.append(
+          Diagnostic(
+            node: conditional,
+            message: ReducerMacroDiagnostic.conditionalCaseAttribute(caseName: names)
+          )
+        )
+        continue
+      }
       let marked = CaseMark(caseDecl.attributes)
       for element in caseDecl.elements {
         switch reducerCase(element, marked: marked) {
-        case let .success(reducerCase): cases.append(reducerCase)
+        case let .success(reducerCase): items.append(.single(reducerCase))
         case let .failure(problem): problems.append(problem.diagnostic)
         }
       }
     }
-    guard problems.isEmpty else { return .invalid(problems: problems) }
-    return .enumReducer(enumDecl, cases: cases)
+    return items
   }
 
   /// The attribute that marks a case as holding something other than a reducer.

@@ -15,31 +15,32 @@ extension ReducerMacro {
   /// the presentation `ifLet` reads to dismiss it after an action.
   static func enumReducerMembers(
     of enumDecl: EnumDeclSyntax,
-    cases: [ReducerDeclaration.ReducerCase]
+    cases items: [ReducerDeclaration.CaseItem]
   ) -> [DeclSyntax] {
     let access = accessModifier(of: enumDecl.modifiers)
+    let cases = ReducerDeclaration.CaseItem.flatten(items)
     // `{}` for an enum without cases or other members; otherwise a member per line.
     func block(_ lines: [String]) -> String {
       if lines.isEmpty { return "{}" }
       return "{\n\(lines.map { "  \($0)" }.joined(separator: "\n"))\n}"
     }
-    let stateCases = cases.map { reducerCase -> String in
+    let stateCases = conditionalLines(items) { reducerCase -> [String] in
       switch reducerCase.kind {
-      case let .reducer(reducer): "case \(reducerCase.name.text)(\(reducer).State)"
-      case .ephemeral, .ignored: "case \(reducerCase.element.trimmedDescription)"
+      case let .reducer(reducer): ["case \(reducerCase.name.text)(\(reducer).State)"]
+      case .ephemeral, .ignored: ["case \(reducerCase.element.trimmedDescription)"]
       }
     }
-    let actionCases = cases.map { reducerCase -> String in
+    let actionCases = conditionalLines(items) { reducerCase -> [String] in
       let name = reducerCase.name.text
       switch reducerCase.kind {
       case let .reducer(reducer):
-        return "case \(name)(\(reducer).Action)"
+        return ["case \(name)(\(reducer).Action)"]
       case let .ephemeral(type):
         let label = reducerCase.element.parameterClause?.parameters.first?.firstName
           .map { "\($0.text): " } ?? ""
-        return "case \(name)(\(label)\(type).Action)"
+        return ["case \(name)(\(label)\(type).Action)"]
       case .ignored:
-        return "case \(name)(Swift.Never)"
+        return ["case \(name)(Swift.Never)"]
       }
     }
     // The enum's own name, as the nested `State` sees it: `Self` there would be `State`.
@@ -47,48 +48,36 @@ extension ReducerMacro {
     var stateConformances = "Spool.CaseReducerState, Sendable"
     // Ephemeral cases are named to the presentation `ifLet`, which dismisses them after any of
     // their actions; an enum without them needs no conformance and pays nothing.
-    let ephemeral = cases.filter {
-      if case .ephemeral = $0.kind { return true }
-      return false
-    }
-    if !ephemeral.isEmpty {
+    if cases.contains(where: \.isEphemeral) {
       stateConformances = "Spool.CaseReducerState, Spool._EphemeralCaseReducerState, Sendable"
-      let others = cases.filter {
-        if case .ephemeral = $0.kind { return false }
-        return true
-      }
-      let patterns = { (cases: [ReducerDeclaration.ReducerCase]) in
-        cases.map { ".\($0.name.text)" }.joined(separator: ", ")
-      }
-      var switchLines = ["  case \(patterns(ephemeral)): true"]
-      if !others.isEmpty { switchLines.append("  case \(patterns(others)): false") }
       stateMembers.append(
         ([
           "\(access)var _isEphemeral: Bool {",
           "  switch self {",
-        ] + switchLines + ["  }", "}"]).joined(separator: "\n  ")
+        ] + ephemeralSwitchLines(items).map { "  \($0)" } + ["  }", "}"])
+          .joined(separator: "\n  ")
       )
-    }
-    let reducers = cases.compactMap { reducerCase -> (name: String, reducer: TypeSyntax)? in
-      guard case let .reducer(reducer) = reducerCase.kind else { return nil }
-      return (reducerCase.name.text, reducer)
     }
     // Case key paths spelled out (`\\Self.State.Cases.add`): `\\.add` would also be a writable
     // key path through the `@dynamicMemberLookup` of `State`, and `Scope` would take that one.
-    let scopes = reducers.map {
-      """
-        Spool.Scope(
-          state: \\Self.State.Cases.\($0.name),
-          action: \\Self.Action.Cases.\($0.name)
-        ) {
-          \($0.reducer)()
-        }
-      """
+    let scopes = conditionalLines(items) { reducerCase -> [String] in
+      guard case let .reducer(reducer) = reducerCase.kind else { return [] }
+      let name = reducerCase.name.text
+      return [
+        "Spool.Scope(",
+        "  state: \\Self.State.Cases.\(name),",
+        "  action: \\Self.Action.Cases.\(name)",
+        ") {",
+        "  \(reducer)()",
+        "}",
+      ]
     }
+    // An enum whose reducer cases are all in `#if` clauses that are off runs none: the
+    // builder's empty block makes that an `EmptyReducer` too.
     let body =
       scopes.isEmpty
       ? "  Spool.EmptyReducer<Self.State, Self.Action>()"
-      : scopes.joined(separator: "\n")
+      : scopes.map { "  \($0)" }.joined(separator: "\n")
     let state: DeclSyntax = """
       @CasePathable
       @dynamicMemberLookup
@@ -111,5 +100,67 @@ extension ReducerMacro {
       }
       """
     return [state, action, staticBody, instanceBody]
+  }
+
+  /// The lines `render` gives for each case of `items`, with each `#if` block's directives
+  /// around its clauses' lines, so that a generated line exists exactly when its case does.
+  ///
+  /// A block whose clauses give no line at all is left out; one with some empty clauses keeps
+  /// them, since dropping a clause would change which of the others is taken.
+  private static func conditionalLines(
+    _ items: [ReducerDeclaration.CaseItem],
+    _ render: (ReducerDeclaration.ReducerCase) -> [String]
+  ) -> [String] {
+    items.flatMap { item -> [String] in
+      switch item {
+      case let .single(reducerCase):
+        return render(reducerCase)
+      case let .conditional(clauses):
+        return directiveBlock(clauses) { conditionalLines($0, render) }
+      }
+    }
+  }
+
+  /// The `_isEphemeral` switch's cases: the cases outside `#if` blocks in one line for `true`
+  /// and one for `false`, then each block's clauses in the same way, so that the switch names
+  /// every case of the configuration once.
+  private static func ephemeralSwitchLines(_ items: [ReducerDeclaration.CaseItem]) -> [String] {
+    var ephemeral: [String] = []
+    var others: [String] = []
+    var blocks: [String] = []
+    for item in items {
+      switch item {
+      case let .single(reducerCase):
+        if reducerCase.isEphemeral {
+          ephemeral.append(".\(reducerCase.name.text)")
+        } else {
+          others.append(".\(reducerCase.name.text)")
+        }
+      case let .conditional(clauses):
+        blocks += directiveBlock(clauses) { ephemeralSwitchLines($0) }
+      }
+    }
+    var lines: [String] = []
+    if !ephemeral.isEmpty { lines.append("case \(ephemeral.joined(separator: ", ")): true") }
+    if !others.isEmpty { lines.append("case \(others.joined(separator: ", ")): false") }
+    return lines + blocks
+  }
+
+  /// One `#if` block: each clause's directive followed by its lines, then `#endif`; nothing
+  /// when no clause has a line.
+  private static func directiveBlock(
+    _ clauses: [ReducerDeclaration.CaseItem.Clause],
+    _ lines: ([ReducerDeclaration.CaseItem]) -> [String]
+  ) -> [String] {
+    let clauseLines = clauses.map { (directive: $0.directive, lines: lines($0.items)) }
+    guard clauseLines.contains(where: { !$0.lines.isEmpty }) else { return [] }
+    return clauseLines.flatMap { [$0.directive] + $0.lines } + ["#endif"]
+  }
+}
+
+extension ReducerDeclaration.ReducerCase {
+  var isEphemeral: Bool {
+    if case .ephemeral = kind { return true }
+    return false
   }
 }

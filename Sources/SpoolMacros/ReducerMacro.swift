@@ -15,7 +15,7 @@ import SwiftSyntaxMacros
 ///   generates the `State` and `Action` enums with a case per case, a static `body` that
 ///   scopes each reducer case to its reducer, an instance `body` that runs it, and the
 ///   `CaseReducer` conformance; `State` is a `CaseReducerState` naming the enum, so `ifLet` and
-///   `forEach` need no closure.
+///   `forEach` need no closure. Cases inside `#if` clauses keep their clauses in all of these.
 ///
 /// Anything else is reported: see ``ReducerMacroDiagnostic``.
 public enum ReducerMacro {

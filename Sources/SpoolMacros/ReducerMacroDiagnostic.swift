@@ -14,6 +14,10 @@ enum ReducerMacroDiagnostic: DiagnosticMessage {
   case invalidCase(caseName: String, problem: String)
   /// An `@ReducerCaseEphemeral` case that does not hold exactly one value of a named type.
   case invalidEphemeralCase(caseName: String, problem: String)
+  /// `#if` around the attributes of an enum case (the names of the case's elements).
+  case conditionalCaseAttribute(caseName: String)
+  /// An `#if` clause in an enum reducer that holds something other than declarations.
+  case unsupportedIfConfig
 
   var message: String {
     switch self {
@@ -38,6 +42,16 @@ enum ReducerMacroDiagnostic: DiagnosticMessage {
         '@ReducerCaseEphemeral' case '\(caseName)' must hold exactly one value of a named type \
         whose actions are its 'Action': \(problem)
         """
+    case let .conditionalCaseAttribute(caseName):
+      return """
+        '@Reducer' enum case '\(caseName)' cannot have '#if' around its attributes: whether it \
+        holds a reducer, ephemeral or ignored state must not depend on the configuration; put \
+        the whole case, with its attributes, in each '#if' clause instead
+        """
+    case .unsupportedIfConfig:
+      return """
+        '@Reducer' enum can only read '#if' clauses that hold declarations, such as enum cases
+        """
     }
   }
 
@@ -48,6 +62,9 @@ enum ReducerMacroDiagnostic: DiagnosticMessage {
     case .invalidCase: MessageID(domain: "SpoolMacros", id: "Reducer.invalidCase")
     case .invalidEphemeralCase:
       MessageID(domain: "SpoolMacros", id: "Reducer.invalidEphemeralCase")
+    case .conditionalCaseAttribute:
+      MessageID(domain: "SpoolMacros", id: "Reducer.conditionalCaseAttribute")
+    case .unsupportedIfConfig: MessageID(domain: "SpoolMacros", id: "Reducer.unsupportedIfConfig")
     }
   }
 

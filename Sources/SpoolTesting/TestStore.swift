@@ -184,7 +184,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// }
   /// ```
   public init<R: Reducer<State, Action>>(
-    initialState: @autoclosure () -> State,
+    // `R.State`, not `State`: the compiler then takes the state's type from the reducer, so
+    // that `initialState: .init()` compiles, as in TCA.
+    initialState: @autoclosure () -> R.State,
     @ReducerBuilder<State, Action> reducer: () -> R,
     withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in },
     fileID: StaticString = #fileID,

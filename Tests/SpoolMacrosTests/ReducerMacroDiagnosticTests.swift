@@ -158,4 +158,32 @@ struct ReducerMacroDiagnosticTests {
       """
     }
   }
+
+  @Test func ifConfigAroundACasesAttributes() {
+    assertMacro {
+      """
+      @Reducer
+      enum Destination {
+        case edit(Edit)
+        #if DEBUG
+        @ReducerCaseIgnored
+        #endif
+        case preview(Preview)
+      }
+      """
+    } diagnostics: {
+      """
+      @Reducer
+      enum Destination {
+        case edit(Edit)
+        #if DEBUG
+        ╰─ 🛑 '@Reducer' enum case 'preview' cannot have '#if' around its attributes: whether it holds a reducer, ephemeral or ignored state must not depend on the configuration; put the whole case, with its attributes, in each '#if' clause instead
+        @ReducerCaseIgnored
+        #endif
+        case preview(Preview)
+      }
+      """
+    }
+  }
 }
+

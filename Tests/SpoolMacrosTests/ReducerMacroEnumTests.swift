@@ -435,4 +435,227 @@ struct ReducerMacroEnumTests {
       """
     }
   }
+
+  @Test func ifConfigClausesCarryTheirCasesIntoStateActionAndBody() {
+    assertMacro {
+      """
+      @Reducer
+      enum Destination {
+        case edit(Edit)
+        #if os(Linux)
+          case server(Server)
+          @ReducerCaseEphemeral
+          case notice(Prompt<Notice>)
+        #elseif DEBUG
+          case debug(Debug)
+        #else
+          case other(Other)
+          case empty
+        #endif
+
+        #if TRACE
+          #if VERBOSE
+            @ReducerCaseIgnored
+            case trace(Trace)
+          #endif
+          func helper() {}
+        #endif
+      }
+      """
+    } expansion: {
+      #"""
+      enum Destination {
+        case edit(Edit)
+        #if os(Linux)
+          case server(Server)
+          @ReducerCaseEphemeral
+          case notice(Prompt<Notice>)
+        #elseif DEBUG
+          case debug(Debug)
+        #else
+          case other(Other)
+          case empty
+        #endif
+
+        #if TRACE
+          #if VERBOSE
+            @ReducerCaseIgnored
+            case trace(Trace)
+          #endif
+          func helper() {}
+        #endif
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum State: Spool.CaseReducerState, Spool._EphemeralCaseReducerState, Sendable {
+          typealias StateReducer = Destination
+          case edit(Edit.State)
+          #if os(Linux)
+          case server(Server.State)
+          case notice(Prompt<Notice>)
+          #elseif DEBUG
+          case debug(Debug.State)
+          #else
+          case other(Other.State)
+          case empty
+          #endif
+          #if TRACE
+          #if VERBOSE
+          case trace(Trace)
+          #endif
+          #endif
+          var _isEphemeral: Bool {
+            switch self {
+            case .edit:
+              false
+            #if os(Linux)
+            case .notice:
+              true
+            case .server:
+              false
+            #elseif DEBUG
+            case .debug:
+              false
+            #else
+            case .other, .empty:
+              false
+            #endif
+            #if TRACE
+            #if VERBOSE
+            case .trace:
+              false
+            #endif
+            #endif
+            }
+          }
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum Action: Sendable {
+          case edit(Edit.Action)
+          #if os(Linux)
+          case server(Server.Action)
+          case notice(Prompt<Notice>.Action)
+          #elseif DEBUG
+          case debug(Debug.Action)
+          #else
+          case other(Other.Action)
+          case empty(Swift.Never)
+          #endif
+          #if TRACE
+          #if VERBOSE
+          case trace(Swift.Never)
+          #endif
+          #endif
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.edit,
+            action: \Self.Action.Cases.edit
+          ) {
+            Edit()
+          }
+          #if os(Linux)
+          Spool.Scope(
+            state: \Self.State.Cases.server,
+            action: \Self.Action.Cases.server
+          ) {
+            Server()
+          }
+          #elseif DEBUG
+          Spool.Scope(
+            state: \Self.State.Cases.debug,
+            action: \Self.Action.Cases.debug
+          ) {
+            Debug()
+          }
+          #else
+          Spool.Scope(
+            state: \Self.State.Cases.other,
+            action: \Self.Action.Cases.other
+          ) {
+            Other()
+          }
+          #endif
+        }
+
+        var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer, Spool.CaseReducer {
+      }
+      """#
+    }
+  }
+
+  @Test func ifConfigClausesWithoutReducersAreLeftOutOfTheBody() {
+    assertMacro {
+      """
+      @Reducer
+      enum Destination {
+        case edit(Edit)
+        #if DEBUG
+          case marker(Int, String)
+        #endif
+        #if TRACE
+          static let name = "trace"
+        #endif
+      }
+      """
+    } expansion: {
+      #"""
+      enum Destination {
+        case edit(Edit)
+        #if DEBUG
+          case marker(Int, String)
+        #endif
+        #if TRACE
+          static let name = "trace"
+        #endif
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum State: Spool.CaseReducerState, Sendable {
+          typealias StateReducer = Destination
+          case edit(Edit.State)
+          #if DEBUG
+          case marker(Int, String)
+          #endif
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum Action: Sendable {
+          case edit(Edit.Action)
+          #if DEBUG
+          case marker(Swift.Never)
+          #endif
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.edit,
+            action: \Self.Action.Cases.edit
+          ) {
+            Edit()
+          }
+        }
+
+        var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer, Spool.CaseReducer {
+      }
+      """#
+    }
+  }
 }
+

@@ -127,3 +127,61 @@ enum CounterBindingAction: BindableAction, Equatable, Sendable {
     await store.send(.reset)
   }
 }
+
+/// A binding action's case paths: `\.binding.field` names the value written into `field`, in
+/// `send` and `receive`, as TCA's `BindingAction` offers.
+@Suite struct BindingActionCasePathTests {
+  @Reducer
+  struct Toggle {
+    struct State: Equatable, Sendable {
+      var isOn = false
+      var label = ""
+    }
+    enum Action: BindableAction, Equatable, Sendable {
+      case binding(BindingAction<State>)
+      case turnOn
+    }
+    var body: some ReducerOf<Self> {
+      BindingReducer()
+      Reduce { _, action in
+        switch action {
+        case .binding:
+          .none
+        case .turnOn:
+          .send(.set(\.isOn, true))
+        }
+      }
+    }
+  }
+
+  @Test func sendAndReceiveThroughAFieldsCasePath() async {
+    let store = TestStore(initialState: .init()) { Toggle() }
+    await store.send(\.binding.label, "Lamp") {
+      $0.label = "Lamp"
+    }
+    await store.send(.turnOn)
+    await store.receive(\.binding.isOn, true) {
+      $0.isOn = true
+    }
+  }
+
+  @Test func aFieldsCasePathExtractsOnlyWritesToThatField() {
+    let paths = BindingAction<Toggle.State>.allCasePaths
+    let label = BindingAction<Toggle.State>.set(\.label, "Lamp")
+    #expect(paths.label.extract(from: label) == "Lamp")
+    #expect(paths.isOn.extract(from: label) == nil)
+    #expect(paths.isOn.embed(true) == .set(\.isOn, true))
+  }
+
+  /// A receive by a field's case path fails on a write to another field, naming the write.
+  @Test func receivingAnotherFieldFails() async {
+    let store = TestStore(initialState: .init()) { Toggle() }
+    await store.send(.turnOn)
+    await withKnownIssue {
+      await store.receive(\.binding.label)
+    } matching: { issue in
+      message(of: issue).hasPrefix("Received unexpected action: …")
+        && message(of: issue).contains("\\State.isOn")
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import CasePaths
 import ConcurrencyExtras
 import Dependencies
+import Foundation
 import Spool
 import Testing
 
@@ -491,5 +492,44 @@ func cascadeChain() -> Reduce<Int, CascadeChainAction> {
     case .stop:
       return .cancel(id: "chain")
     }
+  }
+}
+
+/// How a store is made: its initial state with its dependencies, and its state's type taken from
+/// the reducer, as with TCA's `Store(initialState:reducer:withDependencies:)`.
+@Suite struct StoreInitialStateTests {
+  struct Stamp: Reducer {
+    struct State: Equatable, Sendable {
+      var madeAt: Date
+      var sent = 0
+      init() {
+        @Dependency(\.date.now) var now
+        self.madeAt = now
+      }
+    }
+    enum Action: Sendable { case tap }
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      state.sent += 1
+      return .none
+    }
+  }
+
+  @Test func theInitialStateIsMadeWithTheStoresDependencies() async {
+    let store = Store(initialState: Stamp.State()) {
+      Stamp()
+    } withDependencies: {
+      $0.date.now = Date(timeIntervalSince1970: 1_234_567_890)
+    }
+    #expect(await store.state.madeAt == Date(timeIntervalSince1970: 1_234_567_890))
+  }
+
+  @Test func theStatesTypeComesFromTheReducer() async {
+    let store = Store(initialState: .init()) {
+      Stamp()
+    } withDependencies: {
+      $0.date.now = Date(timeIntervalSince1970: 0)
+    }
+    await store.send(.tap)
+    #expect(await store.state.sent == 1)
   }
 }

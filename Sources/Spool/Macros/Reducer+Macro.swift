@@ -60,6 +60,20 @@ import SpoolCore
 /// action (its `Action` case holds `Never`). A case with no value, or with several, is ignored
 /// without the mark.
 ///
+/// Cases inside `#if`, `#elseif` and `#else` clauses keep their clause: their `State` and
+/// `Action` cases, and their reducers in the generated `body`, are compiled exactly when the
+/// case is.
+///
+/// ```swift
+/// @Reducer
+/// enum Destination {
+///   case edit(EditItem)
+///   #if DEBUG
+///     case inspector(Inspector)
+///   #endif
+/// }
+/// ```
+///
 /// The closure forms still work when given the enum's static body
 /// (`.ifLet(\.destination, action: \.destination) { Destination.body }`); `ifCaseLet` has only
 /// that form.
@@ -77,8 +91,9 @@ import SpoolCore
 /// declares a `reduce` with other labels or a `static var body` (meant as the reducer, which an
 /// empty `body` would silently replace); an unmarked enum case whose one value is not an
 /// unlabelled name of a reducer type (`case add(item: AddItem)`, `case add((AddItem, Int))`,
-/// `case add(AddItem?)`); and an `@ReducerCaseEphemeral` case without exactly one value of a
-/// named type.
+/// `case add(AddItem?)`); an `@ReducerCaseEphemeral` case without exactly one value of a
+/// named type; and `#if` around a case's attributes only, which would make the case's kind
+/// depend on the configuration (put the whole case in each clause instead).
 @attached(member, names: named(State), named(Action), named(body))
 @attached(memberAttribute)
 @attached(extension, conformances: Reducer, CaseReducer)
