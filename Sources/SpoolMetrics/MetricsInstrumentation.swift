@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Give it to a store as its instrumentation (or combine it with a `LatencyRecorder` through
 /// ``CombinedInstrumentation``). It reports, with the dimensions `store` (the label given to
-/// ``init(store:recording:factory:)``) and `action` (the action case, nested cases flattened as
-/// `child(.row(.toggle))`; payloads never appear):
+/// ``init(store:recording:sampling:factory:)``) and `action` (the action case, nested cases
+/// flattened as `child(.row(.toggle))`; payloads never appear):
 ///
 /// - per action case, the queue wait (``StoreMetricLabels/queueWait``: from `send` or `enqueue`
 ///   to the start of the reduce) and the reduce time (``StoreMetricLabels/reduce``), as
