@@ -154,13 +154,15 @@ where R.State: Sendable {
   @usableFromInline let timesReduces: Bool
 
   /// One action in this many is timed (``StoreInstrumentation/timingSampling``); 1 without
-  /// instrumentation, without ``timesReduces``, and when every action is timed.
-  @usableFromInline let sampleInterval: Int
+  /// instrumentation, without ``timesReduces``, and when every action is timed. 32 bits, as
+  /// is the countdown: the two fit in the padding after ``timesReduces`` and an idle store
+  /// keeps its size class.
+  @usableFromInline let sampleInterval: UInt32
 
   /// Actions reduced on a producer's thread or sent by an effect until the next timed one
   /// (``reduceIsTimed()``); 1 when the next is timed. Protected by the consumer lock, and only
   /// touched by its holder, never re-entrantly.
-  @exclusivity(unchecked) @usableFromInline var sampleCountdown = 1
+  @exclusivity(unchecked) @usableFromInline var sampleCountdown: UInt32 = 1
 
   @usableFromInline
   init(
@@ -194,7 +196,7 @@ where R.State: Sendable {
     let timesReduces = instrumentation?.timesReduces ?? false
     self.timesReduces = timesReduces
     self.sampleInterval =
-      timesReduces ? max(1, instrumentation?.timingSampling.interval ?? 1) : 1
+      timesReduces ? UInt32(clamping: max(1, instrumentation?.timingSampling.interval ?? 1)) : 1
   }
 
   /// Installs the specialized drain step and lets the queue start drains. Called from the
@@ -430,7 +432,7 @@ where R.State: Sendable {
   @inlinable
   static func enqueue(
     _ action: Action, into queue: ActionQueue<QueuedAction<Action>>,
-    instrumentation: (any StoreInstrumentation<Action>)?, sampleInterval: Int
+    instrumentation: (any StoreInstrumentation<Action>)?, sampleInterval: UInt32
   ) {
     var time: UInt64 = 0
     if instrumentation != nil {
