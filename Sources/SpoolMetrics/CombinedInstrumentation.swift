@@ -49,6 +49,31 @@ public final class CombinedInstrumentation<Action: Sendable>: StoreInstrumentati
   /// ```
   public var timesReduces: Bool { parts.contains { $0.timesReduces } }
 
+  /// The parts' sampling when they all sample alike; every action otherwise, so that no part
+  /// gets fewer timed actions than it asked for.
+  ///
+  /// ```swift
+  /// CombinedInstrumentation(
+  ///   LatencyRecorder<Checkout.Action>(sampling: .oneIn(64)),
+  ///   MetricsInstrumentation<Checkout.Action>(store: "checkout", sampling: .oneIn(64))
+  /// ).timingSampling  // 1 in 64
+  /// ```
+  public var timingSampling: TimingSampling {
+    guard let first = parts.first?.timingSampling,
+      parts.allSatisfy({ $0.timingSampling == first })
+    else { return .everyAction }
+    return first
+  }
+
+  /// Forwards to each part.
+  ///
+  /// ```swift
+  /// both.actionCounted(.tap)
+  /// ```
+  public func actionCounted(_ action: Action) {
+    for part in parts { part.actionCounted(action) }
+  }
+
   /// Forwards to each part.
   ///
   /// ```swift

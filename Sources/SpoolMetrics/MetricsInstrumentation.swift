@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Give it to a store as its instrumentation (or combine it with a `LatencyRecorder` through
 /// ``CombinedInstrumentation``). It reports, with the dimensions `store` (the label given to
-/// ``init(store:recording:factory:)``) and `action` (the action case, nested cases flattened as
-/// `child(.row(.toggle))`; payloads never appear):
+/// ``init(store:recording:sampling:factory:)``) and `action` (the action case, nested cases
+/// flattened as `child(.row(.toggle))`; payloads never appear):
 ///
 /// - per action case, the queue wait (``StoreMetricLabels/queueWait``: from `send` or `enqueue`
 ///   to the start of the reduce) and the reduce time (``StoreMetricLabels/reduce``), as
@@ -33,6 +33,10 @@ import Synchronization
 ///
 /// One instrumentation may observe several stores of the same action type; their figures add
 /// up under the one `store` label.
+///
+/// Sampled (`sampling: .oneIn(N)`), the store times one action in N: the histograms (or
+/// timers) hold the timed actions, and a `Counter` per case (``StoreMetricLabels/actions``)
+/// counts every action, so rates stay exact while the clock is read for one action in N.
 ///
 /// ```swift
 /// let registry = PrometheusCollectorRegistry()
@@ -60,6 +64,15 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   /// Whether the publishing task runs (histogram recording).
   private let publicationScheduled = Atomic<Bool>(false)
 
+  /// How many of the actions the store times for this instrumentation, as given to the
+  /// initializer.
+  ///
+  /// ```swift
+  /// MetricsInstrumentation<Checkout.Action>(store: "checkout", sampling: .oneIn(64))
+  ///   .timingSampling.interval  // 64
+  /// ```
+  public let timingSampling: TimingSampling
+
   /// What histogram recording needs on the hot path, immutable.
   private struct HistogramLayout: Sendable {
     let bounds: [UInt64]
@@ -73,17 +86,22 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   ///   - store: The value of the `store` dimension of every metric.
   ///   - recording: How action latencies are reported: histograms published in batches by
   ///     default, or ``MetricsRecording/timers``.
+  ///   - sampling: How many of the actions the store times: every one (the default), or one
+  ///     in N (`.oneIn(N)`), with every action counted in ``StoreMetricLabels/actions``.
   ///   - factory: The backend. By default, the one `MetricsSystem.bootstrap(_:)` installed
   ///     before this call; a test passes its own `TestMetrics`.
   ///
   /// ```swift
   /// let metrics = MetricsInstrumentation<Checkout.Action>(store: "checkout")
+  /// let sampled = MetricsInstrumentation<Checkout.Action>(store: "cart", sampling: .oneIn(64))
   /// ```
   public init(
     store: String,
     recording: MetricsRecording = .histograms(),
+    sampling: TimingSampling = .everyAction,
     factory: any MetricsFactory = MetricsSystem.factory
   ) {
+    self.timingSampling = sampling
     let bounds: [UInt64]?
     switch recording.kind {
     case .timers:
@@ -97,7 +115,7 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     let state = MetricsState(
       actionType: Action.self, size: MemoryLayout<Action>.size,
       alignment: MemoryLayout<Action>.alignment, store: store, factory: factory,
-      bounds: bounds)
+      bounds: bounds, countsActions: sampling.isSampled)
     self.tagReader = state.tagReader
     self.state = Mutex(state)
     self.runningEffects = Meter(
@@ -122,6 +140,7 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
       }
       metrics.queueWait.recordNanoseconds(Int64(clamping: queueWait))
       metrics.reduce.recordNanoseconds(Int64(clamping: reduce))
+      metrics.actions?.increment()
       return
     }
     // Budget (a top-level case this thread has seen): one tag read, one thread-local lookup,
@@ -142,6 +161,37 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
         reduce: (PendingHistograms.bucket(of: reduce, in: histogramLayout.bounds), reduce))
     }
     // Read-mostly: written once per publication cycle, so this stays in the cache.
+    if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
+  }
+
+  /// Counts an action that the store reduced without timing it (sampling). Called by the
+  /// store.
+  ///
+  /// ```swift
+  /// metrics.actionCounted(.tap)
+  /// ```
+  public func actionCounted(_ action: Action) {
+    guard let histogramLayout else {
+      let metrics = withUnsafeBytes(of: action) { bytes in
+        let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
+        return state.withLock { $0.actionMetrics(forValueAt: address) }
+      }
+      metrics.actions?.increment()
+      return
+    }
+    // Budget as `actionReduced`'s, with one single-writer store instead of four.
+    withUnsafeBytes(of: action) { bytes in
+      let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
+      let tag = tagReader.tag(ofValueAt: address.pointer)
+      var slot = -1
+      var histograms = ThreadHistogramsCache.histograms(of: ownerID)
+      if let known = histograms { slot = known.knownSlot(topLevelTag: tag) }
+      if slot < 0 || !histograms.unsafelyUnwrapped.holds(slot: slot) {
+        (slot, histograms) = locate(tag: tag, at: address)
+      }
+      histograms.unsafelyUnwrapped.count(
+        slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind)
+    }
     if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
   }
 

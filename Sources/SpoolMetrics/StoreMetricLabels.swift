@@ -17,6 +17,10 @@ public enum StoreMetricLabels {
   public static let queueWait = "spool_action_queue_wait_seconds"
   /// Per action case, the time its reduce took, published as ``queueWait`` is.
   public static let reduce = "spool_action_reduce_seconds"
+  /// A `Counter` per action case: every action reduced, timed or not. Reported only by an
+  /// instrumentation that samples (`MetricsInstrumentation(store:sampling:)`), whose
+  /// histograms then count the timed actions alone.
+  public static let actions = "spool_actions_total"
   /// A `Counter` per action case and outcome: effects that ended.
   public static let effects = "spool_effects_total"
   /// A `Meter` per store: effects started and not yet ended.

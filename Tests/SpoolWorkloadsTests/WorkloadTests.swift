@@ -24,8 +24,8 @@ struct WorkloadTests {
     "file-io": ["blocking-io", "spoolio-direct"],
     "echo": ["spoolio-direct"],
     "todos": ["raw-loop", "plain-actor", "locked-class", "spool-1000-rows"],
-    "instrumentation-counter": ["spool-instrumented"],
-    "instrumentation-work": ["raw-loop", "spool-instrumented"],
+    "instrumentation-counter": ["spool-instrumented", "spool-sampled"],
+    "instrumentation-work": ["raw-loop", "spool-instrumented", "spool-sampled"],
   ]
 
   /// The baselines of report `name`: on io_uring, the I/O workloads also measure the store on

@@ -19,7 +19,7 @@ import SpoolWorkloads
     [
       Workload(
         "metrics-overhead",
-        summary: "counter bare, beside a no-op hook, swift-metrics (histograms, timers), recorder",
+        summary: "counter bare, beside a no-op hook, swift-metrics, recorders (sampled or not)",
         defaultActions: 2_000_000,
         initialState: CounterFeature.State(),
         reducer: { CounterFeature() },
@@ -37,11 +37,16 @@ import SpoolWorkloads
           instrumented("prometheus") {
             MetricsInstrumentation(store: "counter", factory: prometheusFactory())
           },
+          instrumented("prometheus-sampled-64") {
+            MetricsInstrumentation(
+              store: "counter", sampling: .oneIn(64), factory: prometheusFactory())
+          },
           instrumented("prometheus-timers") {
             MetricsInstrumentation(
               store: "counter", recording: .timers, factory: prometheusFactory())
           },
           instrumented("latency-recorder") { LatencyRecorder() },
+          instrumented("latency-recorder-sampled-64") { LatencyRecorder(sampling: .oneIn(64)) },
           instrumented("recorder+prom") {
             CombinedInstrumentation(
               LatencyRecorder<CounterFeature.Action>(),

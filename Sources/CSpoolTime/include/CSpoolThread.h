@@ -37,4 +37,24 @@ static inline unsigned int cspool_lock_backoff_get(void) { return cspool_lock_ba
 /// Sets the calling thread's backoff (see `cspool_lock_backoff`).
 static inline void cspool_lock_backoff_set(unsigned int value) { cspool_lock_backoff = value; }
 
+/// The state of the calling thread's generator that picks which pushes to sampled stores are
+/// timed (RootCore.enqueue); 0 until its first use. Random, not every Nth push: a thread that
+/// pushes to several stores in turn (A, B, A, B) would otherwise time all of one store's
+/// pushes and none of the other's. Per thread, so that producers share no cache line for it.
+/// Defined in cspool_time.c.
+extern __thread uint64_t cspool_sample_state __attribute__((tls_model("initial-exec")));
+
+/// The next value of the calling thread's xorshift64 generator, seeded from its identity.
+static inline uint64_t cspool_sample_random(void) {
+  uint64_t x = cspool_sample_state;
+  if (__builtin_expect(x == 0, 0)) {
+    x = ((uint64_t)cspool_thread_identity() * 0x9E3779B97F4A7C15ull) | 1;
+  }
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  cspool_sample_state = x;
+  return x;
+}
+
 #endif

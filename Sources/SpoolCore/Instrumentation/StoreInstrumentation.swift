@@ -63,11 +63,53 @@ public protocol StoreInstrumentation<Action>: AnyObject, Sendable {
   /// costs about as much as a small reducer's whole action (`spool bench instrumentation`).
   /// Read once, when the store is created.
   var timesReduces: Bool { get }
+
+  /// How many of the actions the store times: ``TimingSampling/everyAction`` unless an
+  /// implementation says otherwise.
+  ///
+  /// With ``TimingSampling/oneIn(_:)``, the store reads the clock for one action in N and
+  /// calls ``actionReduced(_:enqueuedAt:startedAt:endedAt:)`` for it; for the others it reads
+  /// no clock and calls ``actionCounted(_:)``. Ignored (every action timed) when
+  /// ``timesReduces`` is `false`. Read once, when the store is created.
+  ///
+  /// ```swift
+  /// final class SampledCounting: StoreInstrumentation, Sendable {
+  ///   let timed = Atomic<Int>(0)
+  ///   let counted = Atomic<Int>(0)
+  ///   var timingSampling: TimingSampling { .oneIn(64) }
+  ///   func actionReduced(
+  ///     _ action: Counter.Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  ///   ) {
+  ///     timed.add(1, ordering: .relaxed)
+  ///   }
+  ///   func actionCounted(_ action: Counter.Action) { counted.add(1, ordering: .relaxed) }
+  ///   func effectStarted(by action: Counter.Action, at time: UInt64) {}
+  ///   func effectEnded(
+  ///     by action: Counter.Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome
+  ///   ) {}
+  /// }
+  /// ```
+  var timingSampling: TimingSampling { get }
+
+  /// Called once per action that the store reduced without timing it, right after its reduce
+  /// returned; only when ``timingSampling`` samples.
+  ///
+  /// Called where ``actionReduced(_:enqueuedAt:startedAt:endedAt:)`` is, under the same rules:
+  /// keep it cheap.
+  ///
+  /// - Parameter action: The action that was reduced.
+  func actionCounted(_ action: Action)
 }
 
 extension StoreInstrumentation {
   /// The default: the store times every reduce.
   public var timesReduces: Bool { true }
+
+  /// The default: the store times every action.
+  public var timingSampling: TimingSampling { .everyAction }
+
+  /// The default: nothing (a store calls it only for an instrumentation that samples).
+  public func actionCounted(_ action: Action) {}
 }
 
 /// How an effect task ended.

@@ -51,7 +51,9 @@ where R.State: Sendable {
   // long as the process and is never written through. `queue`, `registryCell`, `observersCell`
   // (one atomic word each, see `LazyReference`), `shutdownFlag` and `drainActivity` synchronize
   // themselves; every other stored property (`isolation`, `effectExecutor`, `instrumentation`,
-  // `dependencies`, `reducesOnCaller`, `timesReduces`) is a `let` of a Sendable type.
+  // `dependencies`, `reducesOnCaller`, `timesReduces`, `sampleInterval`) is a `let` of a
+  // Sendable type. `sampleCountdown` is read and written only by the holder of the consumer
+  // lock, as the state is.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
@@ -151,6 +153,17 @@ where R.State: Sendable {
   /// that the fields every action reads keep their places in the object.
   @usableFromInline let timesReduces: Bool
 
+  /// One action in this many is timed (``StoreInstrumentation/timingSampling``); 1 without
+  /// instrumentation, without ``timesReduces``, and when every action is timed. 32 bits, as
+  /// is the countdown: the two fit in the padding after ``timesReduces`` and an idle store
+  /// keeps its size class.
+  @usableFromInline let sampleInterval: UInt32
+
+  /// Actions reduced on a producer's thread or sent by an effect until the next timed one
+  /// (``reduceIsTimed()``); 1 when the next is timed. Protected by the consumer lock, and only
+  /// touched by its holder, never re-entrantly.
+  @exclusivity(unchecked) @usableFromInline var sampleCountdown: UInt32 = 1
+
   @usableFromInline
   init(
     initialState: State,
@@ -180,7 +193,10 @@ where R.State: Sendable {
     self.dependencies = dependencies
     self.dependenciesKey = DependencyValues.currentKey
     self.instrumentation = instrumentation
-    self.timesReduces = instrumentation?.timesReduces ?? false
+    let timesReduces = instrumentation?.timesReduces ?? false
+    self.timesReduces = timesReduces
+    self.sampleInterval =
+      timesReduces ? UInt32(clamping: max(1, instrumentation?.timingSampling.interval ?? 1)) : 1
   }
 
   /// Installs the specialized drain step and lets the queue start drains. Called from the
@@ -196,8 +212,10 @@ where R.State: Sendable {
     makeEffectSend = { core in
       let queue = core.queue
       let instrumentation = core.instrumentation
+      let sampleInterval = core.sampleInterval
       core.effectSend = Send { action in
-        RootCore.enqueue(action, into: queue, instrumentation: instrumentation)
+        RootCore.enqueue(
+          action, into: queue, instrumentation: instrumentation, sampleInterval: sampleInterval)
       }
     }
     attachToQueue()
@@ -317,7 +335,8 @@ where R.State: Sendable {
         cspool_lock_backoff_set(backoff &- 1)
       }
     }
-    Self.enqueue(action, into: queue, instrumentation: instrumentation)
+    Self.enqueue(
+      action, into: queue, instrumentation: instrumentation, sampleInterval: sampleInterval)
   }
 
   /// How many actions a producer that found the store held pushes before it tries the lock
@@ -403,12 +422,27 @@ where R.State: Sendable {
   }
 
   /// Pushes `action` (stamped when instrumented) or reports that the store has shut down.
+  ///
+  /// With sampling (`sampleInterval` above 1), a push is stamped with probability
+  /// 1/`sampleInterval`, drawn from the calling thread's generator: the stamp is what tells
+  /// the reduce to time the action, so that an action whose queue wait was not measured does
+  /// not get a reduce time either, and no clock is read for it on either side of the queue.
+  /// Per thread, so that producers share no cache line for it; random rather than every Nth
+  /// push, so that a thread pushing to several stores in turn samples each of them alike.
   @inlinable
   static func enqueue(
     _ action: Action, into queue: ActionQueue<QueuedAction<Action>>,
-    instrumentation: (any StoreInstrumentation<Action>)?
+    instrumentation: (any StoreInstrumentation<Action>)?, sampleInterval: UInt32
   ) {
-    let time = instrumentation == nil ? 0 : SpoolTime.now()
+    var time: UInt64 = 0
+    if instrumentation != nil {
+      // Timed when the draw falls in the lowest 1/`sampleInterval` of its range.
+      if _fastPath(sampleInterval == 1)
+        || cspool_sample_random().multipliedFullWidth(by: UInt64(sampleInterval)).high == 0
+      {
+        time = SpoolTime.now()
+      }
+    }
     if !queue.push(QueuedAction(action: action, enqueuedAt: time)) {
       reportEnqueueAfterShutdown(action)
     }
@@ -524,11 +558,31 @@ where R.State: Sendable {
   ///
   /// Budget per action without instrumentation, for a reducer that returns `.none`: one pop
   /// (two loads, one store), one reduce call, one check of the effect; no clock read, no
-  /// allocation. With instrumentation: one clock read and one recorder call more.
+  /// allocation. With instrumentation: one clock read and one recorder call more; sampled,
+  /// two clock reads for a timed action (its predecessor was not timed) and none for the
+  /// others.
   @inlinable
   func drainAvailable(limit: Int) -> Int {
     var reduced = 0
-    if let instrumentation, !timesReduces {
+    if let instrumentation, _slowPath(sampleInterval != 1) {
+      // The push decided (``enqueue(_:into:instrumentation:sampleInterval:)``): an action
+      // with an enqueue time is timed, the others are counted.
+      while reduced < limit, let queued = queue.pop() {
+        let effect: Effect<Action>
+        if queued.enqueuedAt == 0 {
+          effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
+          instrumentation.actionCounted(queued.action)
+        } else {
+          let start = SpoolTime.now()
+          effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
+          instrumentation.actionReduced(
+            queued.action, enqueuedAt: queued.enqueuedAt, startedAt: start,
+            endedAt: SpoolTime.now())
+        }
+        if !effect.isNone { _ = startEffect(effect, of: queued.action, collect: false) }
+        reduced &+= 1
+      }
+    } else if let instrumentation, !timesReduces {
       // No clock read: the action's enqueue time stands for its reduce.
       while reduced < limit, let queued = queue.pop() {
         let effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
@@ -686,11 +740,17 @@ where R.State: Sendable {
   ///
   /// `enqueuedAt` is 0 for an action that was not queued (`send`, a producer's pass): with
   /// instrumentation, it waited for nothing, and its start is its enqueue time (two clock
-  /// reads per action, not three).
+  /// reads per action, not three). Sampled, an action that ``reduceIsTimed()`` passes over
+  /// is counted, with no clock read.
   @inlinable @inline(__always)
   func reduceTimed(_ action: Action, enqueuedAt: UInt64) -> Effect<Action> {
     guard let instrumentation else {
       return reducer.reduce(into: &statePointer.pointee, action: action)
+    }
+    if _slowPath(sampleInterval != 1) && enqueuedAt == 0 && !reduceIsTimed() {
+      let effect = reducer.reduce(into: &statePointer.pointee, action: action)
+      instrumentation.actionCounted(action)
+      return effect
     }
     guard timesReduces else {
       let effect = reducer.reduce(into: &statePointer.pointee, action: action)
@@ -705,6 +765,20 @@ where R.State: Sendable {
       endedAt: SpoolTime.now()
     )
     return effect
+  }
+
+  /// Whether the holder of the consumer lock times the action it reduces next, with
+  /// sampling: every ``sampleInterval``th of the actions that were not queued (reduced on a
+  /// producer's thread, sent by `send`, or sent synchronously by an effect). With the
+  /// consumer lock held.
+  @inlinable @inline(__always)
+  func reduceIsTimed() -> Bool {
+    if sampleCountdown > 1 {
+      sampleCountdown &-= 1
+      return false
+    }
+    sampleCountdown = sampleInterval
+    return true
   }
 
   /// ``processInline(_:enqueuedAt:collect:)`` for an action from the queue or a producer's
@@ -921,6 +995,11 @@ where R.State: Sendable {
   /// Reduces an action an effect sent synchronously: it waited for nothing.
   private func reduceSent(_ action: Action) -> Effect<Action> {
     guard let instrumentation else { return reducer.reduce(into: &statePointer.pointee, action: action) }
+    if sampleInterval != 1 && !reduceIsTimed() {
+      let effect = reducer.reduce(into: &statePointer.pointee, action: action)
+      instrumentation.actionCounted(action)
+      return effect
+    }
     let start = SpoolTime.now()
     let effect = reducer.reduce(into: &statePointer.pointee, action: action)
     instrumentation.actionReduced(

@@ -14,10 +14,13 @@ struct MetricsState {
   final class ActionMetrics: Sendable {
     let queueWait: Timer
     let reduce: Timer
+    /// Every action of the case, timed or not; only when sampling.
+    let actions: Counter?
 
-    init(queueWait: Timer, reduce: Timer) {
+    init(queueWait: Timer, reduce: Timer, actions: Counter?) {
       self.queueWait = queueWait
       self.reduce = reduce
+      self.actions = actions
     }
   }
 
@@ -46,10 +49,16 @@ struct MetricsState {
   struct HistogramPublication {
     var queueWait: (counters: HistogramCounters, counts: PendingHistograms.Counts)
     var reduce: (counters: HistogramCounters, counts: PendingHistograms.Counts)
+    /// When sampling: the case's action counter, and the actions reduced since the last
+    /// publication, timed or not.
+    var actions: (counter: Counter, count: UInt64)?
 
     func publish() {
       queueWait.counters.publish(queueWait.counts)
       reduce.counters.publish(reduce.counts)
+      if let actions, actions.count > 0 {
+        actions.counter.increment(by: Int64(clamping: actions.count))
+      }
     }
   }
 
@@ -64,14 +73,20 @@ struct MetricsState {
   // effect), so that a backend exports no series for cases it never saw.
   private var actions: [ActionMetrics?] = []
   private var effects: [EffectMetrics?] = []
+  // Indexed by the table's slots, created at a case's first publication; only when sampling.
+  private var actionCounters: [Counter?] = []
+  /// Whether the instrumentation samples: then every action is also counted, in a
+  /// ``StoreMetricLabels/actions`` counter per case.
+  private let countsActions: Bool
   private let store: String
   private let factory: any MetricsFactory
 
   /// - Parameter bounds: The histogram buckets' bounds in nanoseconds, or `nil` for timers.
   init(
     actionType: Any.Type, size: Int, alignment: Int, store: String,
-    factory: any MetricsFactory, bounds: [UInt64]?
+    factory: any MetricsFactory, bounds: [UInt64]?, countsActions: Bool
   ) {
+    self.countsActions = countsActions
     table = ActionCaseTable(actionType: actionType, size: size, alignment: alignment)
     let topSlotCount = table.tagReader.caseCount
     pending = bounds.map { PendingHistograms(bounds: $0, topSlotCount: topSlotCount) }
@@ -89,7 +104,10 @@ struct MetricsState {
     let metrics = ActionMetrics(
       queueWait: Timer(
         label: StoreMetricLabels.queueWait, dimensions: dimensions, factory: factory),
-      reduce: Timer(label: StoreMetricLabels.reduce, dimensions: dimensions, factory: factory))
+      reduce: Timer(label: StoreMetricLabels.reduce, dimensions: dimensions, factory: factory),
+      actions: countsActions
+        ? Counter(label: StoreMetricLabels.actions, dimensions: dimensions, factory: factory)
+        : nil)
     store(metrics, at: slot, in: &actions)
     return metrics
   }
@@ -143,9 +161,23 @@ struct MetricsState {
         )
         store(counters, at: entry.slot, in: &histograms)
       }
+      var actions: (counter: Counter, count: UInt64)?
+      if countsActions {
+        actions = (actionCounter(entry.slot), entry.reduce.total &+ entry.untimed)
+      }
       return HistogramPublication(
-        queueWait: (counters.queueWait, entry.queueWait), reduce: (counters.reduce, entry.reduce))
+        queueWait: (counters.queueWait, entry.queueWait), reduce: (counters.reduce, entry.reduce),
+        actions: actions)
     }
+  }
+
+  /// The action counter of `slot`'s case, created on first use; when sampling.
+  private mutating func actionCounter(_ slot: Int) -> Counter {
+    if slot < actionCounters.count, let counter = actionCounters[slot] { return counter }
+    let counter = Counter(
+      label: StoreMetricLabels.actions, dimensions: caseDimensions(slot), factory: factory)
+    store(counter, at: slot, in: &actionCounters)
+    return counter
   }
 
   /// The effect counters of the case of the action at `action`, created on first use.

@@ -46,14 +46,16 @@ struct PendingHistograms {
   ///
   /// A count recorded while this runs is handed out now or by the next call, never twice and
   /// never lost: cells only grow, and this publishes the difference from what it read before.
-  mutating func takeLocked() -> [(slot: Int, queueWait: Counts, reduce: Counts)] {
+  mutating func takeLocked() -> [
+    (slot: Int, queueWait: Counts, reduce: Counts, untimed: UInt64)
+  ] {
     var totals: [UInt64] = []
     for thread in threads { thread.addCountsLocked(to: &totals, bucketsPerKind: bucketsPerKind) }
     if published.count < totals.count {
       published += repeatElement(0, count: totals.count - published.count)
     }
     let stride = ThreadHistograms.stride(bucketsPerKind: bucketsPerKind)
-    var taken: [(slot: Int, queueWait: Counts, reduce: Counts)] = []
+    var taken: [(slot: Int, queueWait: Counts, reduce: Counts, untimed: UInt64)] = []
     for slot in 0..<totals.count / stride {
       let base = slot * stride
       var delta = [UInt64](repeating: 0, count: stride)
@@ -70,7 +72,11 @@ struct PendingHistograms {
           buckets: delta[first..<first + bucketsPerKind],
           sumNanoseconds: delta[first + bucketsPerKind])
       }
-      taken.append((slot: slot, queueWait: counts(0), reduce: counts(bucketsPerKind + 1)))
+      taken.append(
+        (
+          slot: slot, queueWait: counts(0), reduce: counts(bucketsPerKind + 1),
+          untimed: delta[stride - 1]
+        ))
     }
     return taken
   }

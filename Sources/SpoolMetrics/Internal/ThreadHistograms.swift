@@ -35,9 +35,10 @@ struct ThreadHistograms: @unchecked Sendable {
 
   let storage: UnsafeMutablePointer<Storage>
 
-  /// Cells per slot: for each of the two kinds, `bucketsPerKind` counts and a sum.
+  /// Cells per slot: for each of the two kinds, `bucketsPerKind` counts and a sum; then the
+  /// count of actions reduced without being timed (sampling).
   @inline(__always)
-  static func stride(bucketsPerKind: Int) -> Int { 2 * (bucketsPerKind + 1) }
+  static func stride(bucketsPerKind: Int) -> Int { 2 * (bucketsPerKind + 1) + 1 }
 
   /// Allocates the storage of `thread`'s counts, room for `slotCapacity` slots.
   static func allocate(
@@ -101,6 +102,16 @@ struct ThreadHistograms: @unchecked Sendable {
     Self.addSum(reduce.nanoseconds, to: reduceBase + bucketsPerKind)
   }
 
+  /// Counts one action of case `slot` that was reduced without being timed. Owner thread
+  /// only; `holds(slot:)` must be true.
+  ///
+  /// Budget: one relaxed load/store pair; no lock, no allocation.
+  @inline(__always)
+  func count(slot: Int, bucketsPerKind: Int) {
+    let stride = Self.stride(bucketsPerKind: bucketsPerKind)
+    Self.add(1, to: storage.pointee.cells + slot * stride + stride - 1)
+  }
+
   /// A single writer's increment: no other thread writes `cell`, so load-then-store loses
   /// nothing.
   @inline(__always)
@@ -158,6 +169,7 @@ struct ThreadHistograms: @unchecked Sendable {
           totals[first + bucket] &+= cells[first + bucket].load(ordering: .relaxed)
         }
       }
+      totals[base + stride - 1] &+= cells[base + stride - 1].load(ordering: .relaxed)
     }
   }
 }

@@ -16,6 +16,11 @@ import Synchronization
 ///
 /// One recorder may observe several stores of the same action type; their figures add up.
 ///
+/// To leave it on in production, where two clock reads per action would cost more than a
+/// cheap reducer, have it time one action in N (`TimingSampling.oneIn(_:)`): every action is
+/// still counted, the latencies come from the timed ones, and the report says so
+/// (``WorkloadReport/timingSampleInterval``).
+///
 /// ```swift
 /// let recorder = LatencyRecorder<Counter.Action>()
 /// let store = Store(initialState: Counter.State(), instrumentation: recorder) {
@@ -32,17 +37,31 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   private let state: Mutex<RecorderState>
   private let storeTrack: String
 
+  /// How many of the actions the store times for this recorder, as given to the initializer.
+  ///
+  /// ```swift
+  /// LatencyRecorder<Counter.Action>(sampling: .oneIn(64)).timingSampling.interval  // 64
+  /// ```
+  public let timingSampling: TimingSampling
+
   /// Creates an empty recorder.
   ///
   /// - Parameters:
   ///   - traceCapacity: How many of the most recent actions the trace sample keeps (effects:
   ///     a quarter of it). 0 keeps none.
   ///   - storeTrack: The name of the store's row in the trace view.
+  ///   - sampling: How many of the actions the store times: every one (the default), or one
+  ///     in N (`TimingSampling.oneIn(_:)`), whose latencies then stand for all.
   ///
   /// ```swift
   /// let recorder = LatencyRecorder<AppFeature.Action>(traceCapacity: 10_000)
+  /// let sampled = LatencyRecorder<AppFeature.Action>(sampling: .oneIn(64))
   /// ```
-  public init(traceCapacity: Int = 4096, storeTrack: String = "store") {
+  public init(
+    traceCapacity: Int = 4096, storeTrack: String = "store",
+    sampling: TimingSampling = .everyAction
+  ) {
+    self.timingSampling = sampling
     self.state = Mutex(
       RecorderState(
         actionType: Action.self, size: MemoryLayout<Action>.size,
@@ -64,6 +83,19 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
         $0.actionReduced(
           valueAt: value, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
       }
+    }
+  }
+
+  /// Counts one action that the store reduced without timing it (sampling). Called by the
+  /// store, where it would call ``actionReduced(_:enqueuedAt:startedAt:endedAt:)``.
+  ///
+  /// ```swift
+  /// recorder.actionCounted(.tap)
+  /// ```
+  public func actionCounted(_ action: Action) {
+    withUnsafeBytes(of: action) { bytes in
+      let value = Self.address(bytes)
+      state.withLock { $0.actionCounted(valueAt: value) }
     }
   }
 
@@ -105,6 +137,7 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   /// ```
   public func recording(signposter: Signposter? = nil) -> LatencyRecording {
     var recording = state.withLock { $0.recording(storeTrack: storeTrack) }
+    recording.timingSampling = timingSampling
     if let signposter {
       recording.trace = (recording.trace + signposter.intervals())
         .sorted { $0.startNanoseconds < $1.startNanoseconds }

@@ -1,3 +1,5 @@
+import SpoolCore
+
 /// What a ``LatencyRecorder`` has recorded so far, as report rows.
 ///
 /// ```swift
@@ -18,6 +20,11 @@ public struct LatencyRecording: Sendable, Equatable {
   /// The most recent actions and effects (bounded by the recorder's trace capacity), plus the
   /// signpost intervals asked for, sorted by start.
   public var trace: [TraceInterval]
+  /// How many of the actions the recorder asked the store to time
+  /// (``LatencyRecorder/init(traceCapacity:storeTrack:sampling:)``): with
+  /// `TimingSampling.oneIn(_:)`, ``actions`` and each case's `count` are exact, and the
+  /// latency summaries and the trace come from the timed actions.
+  public var timingSampling: TimingSampling = .everyAction
 
   /// Actions per second between the first enqueue and the last reduce end; 0 when unknown.
   public var throughputPerSecond: Double {

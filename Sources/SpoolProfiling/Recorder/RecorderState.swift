@@ -31,6 +31,8 @@ struct RecorderState {
   private var cases: [CaseStatistics] = []
   /// Indexed by slot; `nil` for cases that never started an effect.
   private var effects: [EffectStatistics?] = []
+  /// Indexed by slot: actions the store reduced without timing them (sampling).
+  private var counted: [Int] = []
   private var actions = 0
   private var firstEnqueue = UInt64.max
   private var lastEnd: UInt64 = 0
@@ -57,6 +59,15 @@ struct RecorderState {
     lastEnd = Swift.max(lastEnd, endedAt)
     actionTrace.append(
       .init(slot: Int32(slot), tag: 0, first: enqueuedAt, second: startedAt, third: endedAt))
+  }
+
+  /// Counts an action that was reduced without being timed. Budget: one case lookup, one
+  /// increment.
+  @inline(__always)
+  mutating func actionCounted(valueAt action: ActionAddress) {
+    let slot = self.slot(of: action)
+    counted[slot] &+= 1
+    actions += 1
   }
 
   mutating func effectStarted(byValueAt action: ActionAddress, at time: UInt64) {
@@ -91,6 +102,7 @@ struct RecorderState {
       while cases.count < table.labels.count {
         cases.append(CaseStatistics(queueWait: arena.make(), reduce: arena.make()))
         effects.append(nil)
+        counted.append(0)
       }
     }
     return slot
@@ -100,9 +112,10 @@ struct RecorderState {
   func recording(storeTrack: String) -> LatencyRecording {
     let labels = table.labels
     let actionCases = cases.indices.compactMap { slot -> ActionCaseReport? in
-      guard cases[slot].reduce.total > 0 else { return nil }
+      let count = cases[slot].reduce.total + counted[slot]
+      guard count > 0 else { return nil }
       return ActionCaseReport(
-        label: labels[slot], count: cases[slot].reduce.total,
+        label: labels[slot], count: count,
         queueWait: LatencySummary(cases[slot].queueWait.histogram()),
         reduce: LatencySummary(cases[slot].reduce.histogram()))
     }

@@ -59,6 +59,11 @@ private struct ReportValueCheck {
     figure(workload.durationSeconds, "\(field).durationSeconds")
     figure(workload.throughputPerSecond, "\(field).throughputPerSecond")
     if let peak = workload.peakRSSBytes { count(peak, "\(field).peakRSSBytes") }
+    if let interval = workload.timingSampleInterval, interval < 1 {
+      fail(
+        "\(field).timingSampleInterval", "\(interval)",
+        "one action timed in this many: 1 or more")
+    }
     for (index, baseline) in workload.baselines.enumerated() {
       figure(baseline.throughputPerSecond, "\(field).baselines[\(index)].throughputPerSecond")
     }

@@ -42,6 +42,11 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
   /// ``mergingRounds(_:)``). Absent when it ran once, and from reports written before the field
   /// existed, which therefore still read (schema version 1).
   public var rounds: [WorkloadRound]?
+  /// One action in this many was timed, when the latencies are a sample
+  /// (`LatencyRecorder(sampling: .oneIn(N))`): the action counts are exact, the latency
+  /// summaries come from the timed actions. Absent when every action was timed, and from
+  /// reports written before the field existed, which therefore still read (schema version 1).
+  public var timingSampleInterval: Int?
 
   /// Creates a workload report; `throughputPerSecond` is derived from the other two figures.
   ///
@@ -96,6 +101,8 @@ public struct WorkloadReport: Codable, Sendable, Equatable {
       durationSeconds: durationSeconds, peakRSSBytes: peakRSSBytes, ioBackend: ioBackend,
       baselines: baselines, actionCases: recording.actionCases, effects: recording.effects,
       trace: recording.trace)
+    self.timingSampleInterval =
+      recording.timingSampling.isSampled ? recording.timingSampling.interval : nil
   }
 
   static func throughput(actions: Int, seconds: Double) -> Double {

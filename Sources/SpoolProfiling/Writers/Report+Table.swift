@@ -25,6 +25,9 @@ extension Report {
     ]
     if let peak = workload.peakRSSBytes { summary.append("peak RSS \(DurationText.bytes(peak))") }
     if let backend = workload.ioBackend { summary.append("I/O \(backend)") }
+    if let interval = workload.timingSampleInterval, interval > 1 {
+      summary.append("timed 1 in \(interval)")
+    }
     lines.append(summary.joined(separator: " · "))
     for baseline in workload.baselines {
       let ratio = baseline.throughputPerSecond > 0
@@ -43,7 +46,11 @@ extension Report {
         ("queue wait", \ActionCaseReport.queueWait), ("reduce", \ActionCaseReport.reduce),
       ] {
         lines.append("")
-        lines.append(title)
+        if let interval = workload.timingSampleInterval, interval > 1 {
+          lines.append("\(title) (sampled: 1 action in \(interval) timed; counts are exact)")
+        } else {
+          lines.append(title)
+        }
         lines.append(
           contentsOf: TextTable.render(
             header: header,

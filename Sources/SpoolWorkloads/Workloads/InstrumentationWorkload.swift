@@ -4,9 +4,10 @@ import SpoolProfiling
 
 /// `instrumentation`: what a ``LatencyRecorder`` costs a store, on the cheapest reducer there
 /// is (``CounterFeature``) and on one that works for about a microsecond per action
-/// (``BusyFeature``). Each is driven through `enqueue` from one producer, without and with a
-/// recorder; the recorded run is the `spool-instrumented` baseline, so `spool/baseline` is the
-/// factor instrumentation slows the store down by.
+/// (``BusyFeature``). Each is driven through `enqueue` from one producer, without a recorder,
+/// with one that times every action (the `spool-instrumented` baseline) and with one that
+/// times one action in ``sampleInterval`` (`spool-sampled`), so `spool/baseline` is the factor
+/// each kind of instrumentation slows the store down by.
 ///
 /// Each side is run ``rounds`` times, alternating, and the fastest run of each side counts: on
 /// a shared machine the fastest run is the one least disturbed by other work.
@@ -17,6 +18,8 @@ enum InstrumentationWorkload {
   /// The busy reducer gets this share of the actions (each costs about ``workNanoseconds``,
   /// many times a counter action).
   static let workShare = 10
+  /// The sampled recorder times one action in this many.
+  static let sampleInterval = 64
 
   static let workload = Workload(
     name: "instrumentation",
@@ -40,12 +43,18 @@ enum InstrumentationWorkload {
     let rawNanoseconds = 1e9 / max(rawLoop.throughputPerSecond, 1)
     return [
       run.report(
-        name: "instrumentation-counter", counter.plain, baselines: [counter.instrumented],
-        parameters: ["rounds": String(rounds), "producer": "enqueue"]),
-      run.report(
-        name: "instrumentation-work", work.plain, baselines: [rawLoop, work.instrumented],
+        name: "instrumentation-counter", counter.plain,
+        baselines: [counter.instrumented, counter.sampled],
         parameters: [
           "rounds": String(rounds), "producer": "enqueue",
+          "sampleInterval": String(sampleInterval),
+        ]),
+      run.report(
+        name: "instrumentation-work", work.plain,
+        baselines: [rawLoop, work.instrumented, work.sampled],
+        parameters: [
+          "rounds": String(rounds), "producer": "enqueue",
+          "sampleInterval": String(sampleInterval),
           "targetNanosecondsPerAction": String(workNanoseconds),
           "iterations": String(iterations),
           "rawLoopNanosecondsPerAction": String(Int(rawNanoseconds.rounded())),
@@ -53,14 +62,16 @@ enum InstrumentationWorkload {
     ]
   }
 
-  /// Runs `drive` without and with a recorder, ``rounds`` times each, alternating; returns the
-  /// fastest of each as Spool's measurement and the `spool-instrumented` baseline.
+  /// Runs `drive` without a recorder, with one that times every action and with a sampled
+  /// one, ``rounds`` times each, alternating; returns the fastest of each as Spool's
+  /// measurement, the `spool-instrumented` baseline and the `spool-sampled` one.
   static func alternate<Action: Sendable>(
     _ run: WorkloadRun, _ label: String, actions: Int,
     _ drive: (_ recorder: LatencyRecorder<Action>?) async throws -> Measurement
-  ) async throws -> (plain: SpoolMeasurement, instrumented: Measurement) {
+  ) async throws -> (plain: SpoolMeasurement, instrumented: Measurement, sampled: Measurement) {
     var plain: SpoolMeasurement?
     var instrumented: Measurement?
+    var sampled: Measurement?
     for _ in 0..<rounds {
       let measured = try await run.spool(Action.self, name: label) { recorder in
         try await drive(recorder)
@@ -74,11 +85,18 @@ enum InstrumentationWorkload {
       if instrumented.map({ recorded.seconds < $0.seconds }) ?? true {
         instrumented = recorded
       }
+      run.progress.begin(run.label("\(label) (sampled)"), total: actions)
+      var sampledRun = try await drive(
+        LatencyRecorder<Action>(traceCapacity: 1_024, sampling: .oneIn(sampleInterval)))
+      sampledRun.name = "spool-sampled"
+      if sampled.map({ sampledRun.seconds < $0.seconds }) ?? true {
+        sampled = sampledRun
+      }
     }
-    guard let plain, let instrumented else {
+    guard let plain, let instrumented, let sampled else {
       preconditionFailure("Internal inconsistency: \(rounds) rounds measured nothing")
     }
-    return (plain, instrumented)
+    return (plain, instrumented, sampled)
   }
 
   /// ``BusyFeature``'s work through `enqueue` from one producer, until all is reduced.
