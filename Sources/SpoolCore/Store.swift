@@ -268,6 +268,12 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// Whether ``shutdown()`` was called.
   public var isShutdown: Bool { core.isShutdown }
 
+  /// Cancels every running effect and every later one, and goes on reducing actions: for a
+  /// ``StoreRegistry`` whose shutdown deadline came while a call still holds the store.
+  nonisolated func cancelEffects() {
+    core.cancelEffects()
+  }
+
   /// The number of effect tasks running now (including tasks that were cancelled and have not
   /// ended yet).
   ///

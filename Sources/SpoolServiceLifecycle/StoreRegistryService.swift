@@ -13,7 +13,8 @@ import SpoolCore
 ///    the `shutDown` code, and creates no store), and the calls in flight end;
 /// 2. each store reduces its queued actions and its running effects end by themselves, until
 ///    the deadline;
-/// 3. at the deadline, the stores still waiting are shut down, which cancels their effects;
+/// 3. at the deadline, the effects still running are cancelled (a call still holding its
+///    store past it ends first, its actions reduced), and the stores shut down;
 /// 4. each store's final state goes to the registry's `onEvict` (to close or snapshot what it
 ///    owns).
 ///

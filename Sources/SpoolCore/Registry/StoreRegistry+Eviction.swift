@@ -1,43 +1,48 @@
 extension StoreRegistry {
   /// Whether eviction may take `slot` now: nobody holds it, and under
   /// ``StoreRegistryConfiguration/RunningEffectsPolicy/keepStore`` none of its effects runs.
-  /// With the shard's lock held (holds are taken with it).
+  /// With the shard's lock held (holds are taken with it), on the live dictionary's own
+  /// reference (`contents.live.values[index]`): a copy of it would count as a hold.
   ///
   /// Never once shutdown has begun: ``shutdown(deadline:)`` sets its flag and then collects
   /// every shard's evictions with the shard's lock, so that none begins after it looked.
-  func isEvictable(_ slot: Slot) -> Bool {
+  func isEvictable(_ slot: inout Slot) -> Bool {
     guard !shuttingDown.load(ordering: .sequentiallyConsistent) else { return false }
-    guard slot.pins.load(ordering: .sequentiallyConsistent) == 0 else { return false }
+    guard isKnownUniquelyReferenced(&slot) else { return false }
     if configuration.runningEffects.keepsStoresWithEffects {
       return slot.store.runningEffectCount == 0
     }
     return true
   }
 
-  /// Replaces the live entry of `id` by an eviction, and starts it; with the shard's lock
+  /// Replaces the live entry of `key` by an eviction, and starts it; with the shard's lock
   /// held, after ``isEvictable(_:)``.
+  @discardableResult
   func beginEviction(
-    of id: ID, slot: Slot, in contents: inout Shard.Contents, shard: Shard
-  ) {
-    let eviction = Task { await self.evict(id, slot: slot, shard: shard) }
-    contents.entries[id] = .evicting(eviction)
+    of key: Key, in contents: inout Shard.Contents, shard: Shard
+  ) -> Task<Void, Never> {
+    guard let slot = contents.live.removeValue(forKey: key) else {
+      preconditionFailure("Internal inconsistency: an eviction began without a live store")
+    }
+    let eviction = Task { await self.evict(key, slot: slot, shard: shard) }
+    contents.changing[key] = .evicting(eviction)
     liveCount.subtract(1, ordering: .relaxed)
+    return eviction
   }
 
   /// Reduces what the store has queued, shuts it down, gives its final state to `onEvict`,
   /// and then forgets the ID, so that the next request for it creates a new store.
-  func evict(_ id: ID, slot: Slot, shard: Shard) async {
+  func evict(_ key: Key, slot: Slot, shard: Shard) async {
     publishCount()
     await slot.store.settleQueue()
     await slot.store.shutdown()
     if let onEvict {
-      await onEvict(id, await slot.store.state)
+      await onEvict(key.id, await slot.store.state)
     }
     shard.contents.withLock { contents in
-      guard case .evicting? = contents.entries[id] else {
+      guard case .evicting? = contents.changing.removeValue(forKey: key) else {
         preconditionFailure("Internal inconsistency: an eviction lost its entry")
       }
-      contents.entries[id] = nil
     }
   }
 
@@ -52,14 +57,19 @@ extension StoreRegistry {
     while liveCount.load(ordering: .relaxed) > maximum && shardsWithoutVictim < shards.count {
       let shard = shards[index]
       let evicted = shard.contents.withLock { contents -> Bool in
-        var victim: (id: ID, slot: Slot, lastUse: UInt64)?
-        for (id, entry) in contents.entries {
-          guard case .live(let slot) = entry, isEvictable(slot) else { continue }
-          let lastUse = slot.lastUse.load(ordering: .relaxed)
-          if victim == nil || lastUse < victim!.lastUse { victim = (id, slot, lastUse) }
+        var victim: (key: Key, lastUse: UInt64)?
+        var position = contents.live.startIndex
+        while position != contents.live.endIndex {
+          if isEvictable(&contents.live.values[position]) {
+            let lastUse = contents.live.values[position].lastUse.load(ordering: .relaxed)
+            if victim == nil || lastUse < victim!.lastUse {
+              victim = (contents.live.keys[position], lastUse)
+            }
+          }
+          contents.live.formIndex(after: &position)
         }
         guard let victim else { return false }
-        beginEviction(of: victim.id, slot: victim.slot, in: &contents, shard: shard)
+        beginEviction(of: victim.key, in: &contents, shard: shard)
         return true
       }
       if evicted {
@@ -97,12 +107,13 @@ extension StoreRegistry {
   /// ```
   @discardableResult
   public func evict(_ id: ID) async -> Bool {
-    let shard = shards[shardIndex(for: id)]
+    let key = Key(id)
+    let shard = shards[shardIndex(for: key)]
     let eviction = shard.contents.withLock { contents -> Task<Void, Never>? in
-      guard case .live(let slot)? = contents.entries[id], isEvictable(slot) else { return nil }
-      beginEviction(of: id, slot: slot, in: &contents, shard: shard)
-      guard case .evicting(let task)? = contents.entries[id] else { return nil }
-      return task
+      guard let position = contents.live.index(forKey: key),
+        isEvictable(&contents.live.values[position])
+      else { return nil }
+      return beginEviction(of: key, in: &contents, shard: shard)
     }
     guard let eviction else { return false }
     await eviction.value

@@ -8,8 +8,10 @@ extension StoreRegistry {
   /// first (their callers get their stores, and those stores are shut down with the others).
   /// Then, for each store: the calls that hold it end, its queued actions are reduced, its
   /// effects end (``Store/finish()``), it shuts down, and `onEvict` gets its state. At
-  /// `deadline`, stores still waiting are shut down at once, which cancels their effects (calls
-  /// still holding a store past the deadline then find it shut down). Evictions in progress
+  /// `deadline`, every store's running effects are cancelled, and so are the effects of
+  /// actions reduced after it. A call that still holds its store then keeps it until it
+  /// returns: its actions are reduced, never dropped, and the store shuts down after it (a
+  /// `withStore` body that never returns keeps the shutdown waiting). Evictions in progress
   /// end before it returns.
   ///
   /// Calling it again, at once or later, waits for the first shutdown and does nothing more.
@@ -39,50 +41,69 @@ extension StoreRegistry {
     var pending: [Task<Void, Never>] = []
     for shard in shards {
       let tasks = shard.contents.withLock { contents -> [Task<Void, Never>] in
-        contents.entries.values.compactMap { entry in
-          switch entry {
+        contents.changing.values.map { change in
+          switch change {
+          // Not one of the creation's waiters: leaves the slot's retains alone.
           case .creating(let task, _): Task { _ = try? await task.value }
           case .evicting(let eviction): eviction
-          case .live: nil
           }
         }
       }
       pending += tasks
     }
     for task in pending { await task.value }
-    var stores: [(ID, Slot)] = []
+    var held: [ShutdownStore] = []
     for shard in shards {
       shard.contents.withLock { contents in
-        for (id, entry) in contents.entries {
-          guard case .live(let slot) = entry else { continue }
-          stores.append((id, slot))
-        }
-        contents.entries.removeAll()
+        for (key, slot) in contents.live { held.append(ShutdownStore(id: key.id, slot: slot)) }
+        contents.live.removeAll()
+        contents.changing.removeAll()
       }
     }
     liveCount.store(0, ordering: .relaxed)
     publishCount()
 
+    let stores = held.map { $0.slot.store }
     let deadlineTimer = Task {
       guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-      for (_, slot) in stores {
-        slot.release()
-        await slot.store.shutdown()
-      }
+      for store in stores { store.cancelEffects() }
     }
     await withTaskGroup(of: Void.self) { group in
-      for (id, slot) in stores {
-        group.addTask {
-          await slot.waitUntilUnpinned()
-          await slot.store.finish()
-          await slot.store.shutdown()
-          if let onEvict = self.onEvict {
-            await onEvict(id, await slot.store.state)
-          }
+      // The calls still holding a store end on their own (no new one begins): `held` keeps
+      // the registry's reference alone, so a slot found unique has no call left. Polled,
+      // with a pause that grows to 10 ms.
+      var pause = Duration.microseconds(50)
+      while true {
+        var index = held.count
+        while index > 0 {
+          index -= 1
+          guard isKnownUniquelyReferenced(&held[index].slot) else { continue }
+          held.swapAt(index, held.count - 1)
+          let store = held.removeLast()
+          group.addTask { await self.finalize(store) }
         }
+        if held.isEmpty { break }
+        try? await Task.sleep(for: pause)
+        pause = min(pause * 2, .milliseconds(10))
       }
     }
     deadlineTimer.cancel()
     await deadlineTimer.value
+  }
+
+  /// A store taken out at shutdown, with its ID.
+  struct ShutdownStore: Sendable {
+    let id: ID
+    var slot: Slot
+  }
+
+  /// Lets a store's effects end (the deadline cancels them), shuts it down and gives its
+  /// state to `onEvict`.
+  private func finalize(_ store: ShutdownStore) async {
+    await store.slot.store.finish()
+    await store.slot.store.shutdown()
+    if let onEvict {
+      await onEvict(store.id, await store.slot.store.state)
+    }
   }
 }

@@ -22,30 +22,26 @@ extension StoreRegistry {
       var earliest = Int64.max
       for shard in shards {
         shard.contents.withLock { contents in
-          var expired: [(ID, Slot)] = []
-          for (id, entry) in contents.entries {
-            guard case .live(let slot) = entry else { continue }
-            var idleSince = slot.idleSince.load(ordering: .relaxed)
-            // Holds are taken with this lock held: a hold not seen here bumps `lastUse` after.
-            let lastUse = slot.lastUse.load(ordering: .relaxed)
-            if slot.pins.load(ordering: .sequentiallyConsistent) > 0 {
-              slot.sweptUse.store(.max, ordering: .relaxed)
-              idleSince = now
-            } else if lastUse != slot.sweptUse.load(ordering: .relaxed) {
-              slot.sweptUse.store(lastUse, ordering: .relaxed)
-              idleSince = now
-            } else if now - idleSince >= timeout {
-              if isEvictable(slot) {
-                expired.append((id, slot))
+          var expired: [Key] = []
+          var position = contents.live.startIndex
+          while position != contents.live.endIndex {
+            defer { contents.live.formIndex(after: &position) }
+            // First, before anything takes a reference of its own to the slot.
+            let held = !isKnownUniquelyReferenced(&contents.live.values[position])
+            var idleSince = look(
+              at: contents.live.values[position], held: held, now: now, timeout: timeout)
+            if idleSince == nil {
+              if isEvictable(&contents.live.values[position]) {
+                expired.append(contents.live.keys[position])
                 continue
               }
               idleSince = now
             }
-            slot.idleSince.store(idleSince, ordering: .relaxed)
-            earliest = min(earliest, idleSince + timeout)
+            contents.live.values[position].idleSince.store(idleSince!, ordering: .relaxed)
+            earliest = min(earliest, idleSince! + timeout)
           }
-          for (id, slot) in expired {
-            beginEviction(of: id, slot: slot, in: &contents, shard: shard)
+          for key in expired {
+            beginEviction(of: key, in: &contents, shard: shard)
           }
         }
       }
@@ -68,5 +64,22 @@ extension StoreRegistry {
         return
       }
     }
+  }
+
+  /// One look of the sweeper at a live store: since when it is idle, or `nil` when it has
+  /// been idle for `timeout` and may be evicted. With the shard's lock held.
+  private func look(at slot: Slot, held: Bool, now: Int64, timeout: Int64) -> Int64? {
+    // Holds are taken with the shard's lock held: a hold not seen here bumps `lastUse` after.
+    let lastUse = slot.lastUse.load(ordering: .relaxed)
+    if held {
+      slot.sweptUse.store(.max, ordering: .relaxed)
+      return now
+    }
+    if lastUse != slot.sweptUse.load(ordering: .relaxed) {
+      slot.sweptUse.store(lastUse, ordering: .relaxed)
+      return now
+    }
+    let idleSince = slot.idleSince.load(ordering: .relaxed)
+    return now - idleSince >= timeout ? nil : idleSince
   }
 }

@@ -51,6 +51,7 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
 {
   @usableFromInline typealias Slot = RegistrySlot<State, Action>
   @usableFromInline typealias Shard = RegistryShard<ID, State, Action>
+  @usableFromInline typealias Key = RegistryKey<ID>
 
   /// The registry's bounds and eviction policy.
   public let configuration: StoreRegistryConfiguration
@@ -169,8 +170,8 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   public var isShutDown: Bool { shuttingDown.load(ordering: .relaxed) }
 
   @inlinable
-  func shardIndex(for id: ID) -> Int {
-    id.hashValue & shardMask
+  func shardIndex(for key: Key) -> Int {
+    key.hash & shardMask
   }
 
   // MARK: Holding a store
@@ -198,11 +199,13 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   /// ```
   @inlinable
   public nonisolated(nonsending) func withStore<Result>(
-    _ id: ID, _ body: (Store<State, Action>) async throws -> Result
+    _ id: ID, _ body: nonisolated(nonsending) (Store<State, Action>) async throws -> Result
   ) async throws -> Result {
+    let key = Key(id)
     let slot: Slot
-    if let live = try holdLive(id) { slot = live } else { slot = try await hold(id) }
-    defer { release(slot) }
+    if let live = try holdLive(key) { slot = live } else { slot = try await hold(key) }
+    // The reference is the hold (`RegistrySlot`): it must last until the call is over.
+    defer { withExtendedLifetime(slot) {} }
     return try await body(slot.store)
   }
 
@@ -227,9 +230,11 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   public nonisolated(nonsending) func send(_ action: Action, to id: ID) async throws
     -> StoreTask
   {
+    let key = Key(id)
     let slot: Slot
-    if let live = try holdLive(id) { slot = live } else { slot = try await hold(id) }
-    defer { release(slot) }
+    if let live = try holdLive(key) { slot = live } else { slot = try await hold(key) }
+    // The reference is the hold (`RegistrySlot`): it must last until the call is over.
+    defer { withExtendedLifetime(slot) {} }
     return await slot.store.send(action)
   }
 
@@ -251,27 +256,29 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   public nonisolated(nonsending) func send<Value: Sendable>(
     _ action: Action, to id: ID, reading read: @Sendable (State) -> Value
   ) async throws -> Value {
+    let key = Key(id)
     let slot: Slot
-    if let live = try holdLive(id) { slot = live } else { slot = try await hold(id) }
-    defer { release(slot) }
+    if let live = try holdLive(key) { slot = live } else { slot = try await hold(key) }
+    // The reference is the hold (`RegistrySlot`): it must last until the call is over.
+    defer { withExtendedLifetime(slot) {} }
     return await slot.store.send(action, reading: read)
   }
 
-  /// The slot of `id`, held once (`RegistrySlot.pins`), if its store is live: the common case,
-  /// without a suspension (an `async` call would hop to the global executor and back, several
-  /// times the cost of the lookup: `spool bench registry`).
+  /// The slot of `key`, if its store is live: the common case, without a suspension (an
+  /// `async` call would hop to the global executor and back, several times the cost of the
+  /// lookup: `spool bench registry`). The reference returned is the caller's hold.
   ///
-  /// Budget: one hash of the ID for the shard and one for the dictionary, one uncontended lock,
-  /// one atomic add, one retain (of the slot returned); no allocation.
+  /// Budget: one hash of the ID (in `key`), one uncontended lock, one dictionary lookup with
+  /// no second hash, one retain (of the slot returned, released when the call ends); no
+  /// allocation.
   @inlinable
-  func holdLive(_ id: ID) throws -> Slot? {
-    try unretainedShards[shardIndex(for: id)]._withUnsafeGuaranteedRef { shard in
+  func holdLive(_ key: Key) throws -> Slot? {
+    try unretainedShards[shardIndex(for: key)]._withUnsafeGuaranteedRef { shard in
       try shard.contents.withLock { contents -> Slot? in
         guard !shuttingDown.load(ordering: .sequentiallyConsistent) else {
-          throw StoreRegistryError(code: .shutDown, id: id)
+          throw StoreRegistryError(code: .shutDown, id: key.id)
         }
-        guard case .live(let slot)? = contents.entries[id] else { return nil }
-        slot.pins.add(1, ordering: .relaxed)
+        guard let slot = contents.live[key] else { return nil }
         contents.uses &+= 1
         slot.lastUse.store(contents.uses, ordering: .relaxed)
         return slot
@@ -279,30 +286,30 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
     }
   }
 
-  /// The slot of `id`, held once (`RegistrySlot.pins`): live, or created, or after an
+  /// The slot of `key`, held by the reference returned: live, or created, or after an
   /// eviction in progress ended, created anew.
   @usableFromInline
-  nonisolated(nonsending) func hold(_ id: ID) async throws -> Slot {
-    let shard = shards[shardIndex(for: id)]
+  nonisolated(nonsending) func hold(_ key: Key) async throws -> Slot {
+    let shard = shards[shardIndex(for: key)]
     while true {
       let step = try shard.contents.withLock { contents -> HoldStep in
         guard !shuttingDown.load(ordering: .sequentiallyConsistent) else {
-          throw StoreRegistryError(code: .shutDown, id: id)
+          throw StoreRegistryError(code: .shutDown, id: key.id)
         }
-        switch contents.entries[id] {
-        case .live(let slot)?:
-          slot.pins.add(1, ordering: .relaxed)
+        if let slot = contents.live[key] {
           contents.uses &+= 1
           slot.lastUse.store(contents.uses, ordering: .relaxed)
           return .held(slot)
+        }
+        switch contents.changing[key] {
         case .creating(let task, let waiters)?:
-          contents.entries[id] = .creating(task: task, waiters: waiters + 1)
+          contents.changing[key] = .creating(task: task, waiters: waiters + 1)
           return .creating(task)
         case .evicting(let eviction)?:
           return .evicting(eviction)
         case nil:
-          let task = Task { try await self.create(id, in: shard) }
-          contents.entries[id] = .creating(task: task, waiters: 1)
+          let task = Task { try await self.create(key, in: shard) }
+          contents.changing[key] = .creating(task: task, waiters: 1)
           return .creating(task)
         }
       }
@@ -310,7 +317,8 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
       case .held(let slot):
         return slot
       case .creating(let task):
-        return try await task.value
+        // Counted among the creation's waiters: one retain of the slot is this call's.
+        return try await task.value.takeRetainedValue()
       case .evicting(let eviction):
         await eviction.value
       }
@@ -319,49 +327,47 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
 
   enum HoldStep {
     case held(Slot)
-    case creating(Task<Slot, any Error>)
+    case creating(Task<Unmanaged<Slot>, any Error>)
     case evicting(Task<Void, Never>)
   }
 
-  /// Ends one hold of `slot`.
-  @inlinable
-  func release(_ slot: Slot) {
-    slot.unpin { shuttingDown.load(ordering: .sequentiallyConsistent) }
-  }
-
-  /// Runs `makeStore` for `id` and makes its store live, held once for each caller that waited
-  /// for it; or, when it throws, forgets the ID.
-  func create(_ id: ID, in shard: Shard) async throws -> Slot {
+  /// Runs `makeStore` for `key` and makes its store live, or, when it throws, forgets the ID.
+  ///
+  /// The slot is retained once for each caller that waited for the creation (counted under
+  /// the shard's lock, where the entry is replaced), before it becomes live: each caller's
+  /// `takeRetainedValue()` of the result is its hold, so none can lose the store to an
+  /// eviction before it has it. The task's result itself holds no reference, so that the
+  /// slot is free to evict as soon as the last caller is done with it.
+  func create(_ key: Key, in shard: Shard) async throws -> Unmanaged<Slot> {
     let store: Store<State, Action>
     do {
-      store = try await makeStore(id)
+      store = try await makeStore(key.id)
     } catch {
       shard.contents.withLock { contents in
-        guard case .creating? = contents.entries[id] else {
+        guard case .creating? = contents.changing.removeValue(forKey: key) else {
           preconditionFailure("Internal inconsistency: a failed creation lost its entry")
         }
-        contents.entries[id] = nil
       }
       throw error
     }
     let now = clock.now().registryNanoseconds
-    let slot = shard.contents.withLock { contents -> Slot in
-      guard case .creating(_, let waiters)? = contents.entries[id] else {
+    let slot = Slot(store: store, idleSince: now)
+    shard.contents.withLock { contents in
+      guard case .creating(_, let waiters)? = contents.changing.removeValue(forKey: key) else {
         preconditionFailure("Internal inconsistency: a creation lost its entry")
       }
-      let slot = Slot(store: store, pins: waiters, idleSince: now)
+      for _ in 0..<waiters { _ = Unmanaged.passRetained(slot) }
       contents.uses &+= 1
       slot.lastUse.store(contents.uses, ordering: .relaxed)
-      contents.entries[id] = .live(slot)
-      return slot
+      contents.live[key] = slot
     }
     let live = liveCount.add(1, ordering: .relaxed).newValue
     publishCount()
     if let maximum = configuration.maximumLiveStores, live > maximum {
-      evictForBound(maximum: maximum, startingAt: shardIndex(for: id))
+      evictForBound(maximum: maximum, startingAt: shardIndex(for: key))
     }
     startSweeperIfNeeded()
-    return slot
+    return Unmanaged.passUnretained(slot)
   }
 
   /// Calls `onLiveStoresChange` with the current count; serialized, so that the last call

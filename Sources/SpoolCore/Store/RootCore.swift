@@ -1129,6 +1129,10 @@ where R.State: Sendable {
 
   var isShutdown: Bool { shutdownFlag.load(ordering: .relaxed) }
 
+  func cancelEffects() {
+    shutDownEffects()
+  }
+
   var runningEffectCount: Int { registryCell.withExisting { $0.count } ?? 0 }
 
   deinit {

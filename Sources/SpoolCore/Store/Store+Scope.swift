@@ -87,6 +87,8 @@ final class ScopedCore<
 
   func shutdown() { parent.shutdown() }
 
+  func cancelEffects() { parent.cancelEffects() }
+
   var isShutdown: Bool { parent.isShutdown }
 
   func storeReleased() {}

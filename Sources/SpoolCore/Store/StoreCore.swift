@@ -44,6 +44,10 @@ protocol StoreCore<State, Action>: AnyObject, Sendable {
   /// Whether ``shutdown()`` was called.
   var isShutdown: Bool { get }
 
+  /// Cancels every running effect and every later one, and goes on reducing actions: a
+  /// registry's store that a call still holds at the shutdown's deadline; any thread.
+  func cancelEffects()
+
   /// The `Store` that forwards to this core was deinitialized; any thread.
   func storeReleased()
 

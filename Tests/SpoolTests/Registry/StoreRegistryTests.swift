@@ -60,8 +60,9 @@ struct StoreRegistryTests {
 
   /// How many callers wait for the creation of `id` now.
   static func creationWaiters(_ registry: Registry, _ id: Int) -> Int {
-    registry.shards[registry.shardIndex(for: id)].contents.withLock { contents in
-      guard case .creating(_, let waiters)? = contents.entries[id] else { return 0 }
+    let key = RegistryKey(id)
+    return registry.shards[registry.shardIndex(for: key)].contents.withLock { contents in
+      guard case .creating(_, let waiters)? = contents.changing[key] else { return 0 }
       return waiters
     }
   }
@@ -441,6 +442,40 @@ struct StoreRegistryTests {
     try await holder.value
     await shutdown.value
     #expect(harness.database.value[1]?.count == 1)
+  }
+
+  /// The deadline cancels effects, not calls: a call holding its store past it ends first,
+  /// and its action is reduced.
+  @Test func aCallHoldingItsStorePastTheDeadlineEndsFirst() async throws {
+    let harness = Harness()
+    let registry = harness.registry
+    let effect = try await registry.send(.startLongEffect, to: 1)
+    let (holder, leave) = await Self.holdStoreOne(registry)
+    let shutdown = Task { await registry.shutdown(deadline: .now) }
+    await effect.finish()
+    #expect(effect.isCancelled)
+    #expect(harness.evictions.values.isEmpty)
+    leave.open()
+    try await holder.value
+    await shutdown.value
+    #expect(harness.evictions.values == [1])
+    #expect(harness.database.value[1]?.count == 1)
+  }
+
+  @Test func theBoundPassesOverHeldStores() async throws {
+    let harness = Harness(configuration: StoreRegistryConfiguration(maximumLiveStores: 1))
+    let registry = harness.registry
+    let (holder, leave) = await Self.holdStoreOne(registry)
+    // Store 1 is held and the least recently used: the bound takes store 2 instead, once
+    // its creation no longer holds it.
+    try await registry.send(.add(1), to: 2)
+    try await registry.send(.add(1), to: 3)
+    #expect(await harness.evictions.wait(for: 1) == [2])
+    leave.open()
+    try await holder.value
+    await registry.shutdown(deadline: .now)
+    #expect(harness.database.value[1]?.count == 1)
+    #expect(harness.database.value[2]?.count == 1)
   }
 
   @Test func theGaugeFollowsTheLiveCount() async throws {
