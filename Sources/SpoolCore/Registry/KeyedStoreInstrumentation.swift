@@ -48,11 +48,25 @@ public protocol KeyedStoreInstrumentation<Key, Action>: AnyObject, Sendable {
   /// ``StoreInstrumentation/timesReduces``, for every store; `true` unless an implementation
   /// says otherwise.
   var timesReduces: Bool { get }
+
+  /// ``StoreInstrumentation/timingSampling``, for every store; every action unless an
+  /// implementation says otherwise.
+  var timingSampling: TimingSampling { get }
+
+  /// ``StoreInstrumentation/actionCounted(_:)`` of the store of `key`: an action reduced
+  /// without being timed, when ``timingSampling`` samples.
+  func actionCounted(_ action: Action, key: Key)
 }
 
 extension KeyedStoreInstrumentation {
   /// The default: the stores time every reduce.
   public var timesReduces: Bool { true }
+
+  /// The default: the stores time every action.
+  public var timingSampling: TimingSampling { .everyAction }
+
+  /// The default: nothing (a store calls it only for an instrumentation that samples).
+  public func actionCounted(_ action: Action, key: Key) {}
 
   /// The instrumentation to give the store of `key`: it forwards every call here, labeled
   /// with `key`.
@@ -77,11 +91,17 @@ final class KeyedStoreInstrumentationView<Base: KeyedStoreInstrumentation>:
   let base: Base
   let key: Base.Key
   let timesReduces: Bool
+  let timingSampling: TimingSampling
 
   init(base: Base, key: Base.Key) {
     self.base = base
     self.key = key
     self.timesReduces = base.timesReduces
+    self.timingSampling = base.timingSampling
+  }
+
+  func actionCounted(_ action: Base.Action) {
+    base.actionCounted(action, key: key)
   }
 
   func actionReduced(
