@@ -143,19 +143,12 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
       metrics.actions?.increment()
       return
     }
-    // Budget (a top-level case this thread has seen): one tag read, one thread-local lookup,
-    // two bucket searches and four single-writer stores; no lock, no allocation. A nested
-    // case, a thread's first action or a case's first sight on a thread take the lock once.
+    // Budget: ``threadSlot(of:)``'s, two bucket searches and four single-writer stores; no
+    // lock, no allocation.
     withUnsafeBytes(of: action) { bytes in
-      let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
-      let tag = tagReader.tag(ofValueAt: address.pointer)
-      var slot = -1
-      var histograms = ThreadHistogramsCache.histograms(of: ownerID)
-      if let known = histograms { slot = known.knownSlot(topLevelTag: tag) }
-      if slot < 0 || !histograms.unsafelyUnwrapped.holds(slot: slot) {
-        (slot, histograms) = locate(tag: tag, at: address)
-      }
-      histograms.unsafelyUnwrapped.record(
+      let (slot, histograms) = threadSlot(
+        of: ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment))
+      histograms.record(
         slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind,
         queueWait: (PendingHistograms.bucket(of: queueWait, in: histogramLayout.bounds), queueWait),
         reduce: (PendingHistograms.bucket(of: reduce, in: histogramLayout.bounds), reduce))
@@ -181,15 +174,9 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     }
     // Budget as `actionReduced`'s, with one single-writer store instead of four.
     withUnsafeBytes(of: action) { bytes in
-      let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
-      let tag = tagReader.tag(ofValueAt: address.pointer)
-      var slot = -1
-      var histograms = ThreadHistogramsCache.histograms(of: ownerID)
-      if let known = histograms { slot = known.knownSlot(topLevelTag: tag) }
-      if slot < 0 || !histograms.unsafelyUnwrapped.holds(slot: slot) {
-        (slot, histograms) = locate(tag: tag, at: address)
-      }
-      histograms.unsafelyUnwrapped.count(
+      let (slot, histograms) = threadSlot(
+        of: ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment))
+      histograms.count(
         slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind)
     }
     if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
@@ -197,6 +184,24 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
 
   /// The slow path of histogram recording: the slot of the action at `address` and the calling
   /// thread's storage, made or grown to hold it, under the lock; remembered for the next time.
+  /// The calling thread's histograms, and the slot in them of the action at `address`.
+  ///
+  /// Budget (a top-level case this thread has seen): one tag read and one thread-local
+  /// lookup; no lock, no allocation. A nested case, a thread's first action or a case's first
+  /// sight on a thread take the lock once (``locate(tag:at:)``).
+  @inline(__always)
+  private func threadSlot(of address: ActionAddress) -> (slot: Int, histograms: ThreadHistograms)
+  {
+    let tag = tagReader.tag(ofValueAt: address.pointer)
+    var slot = -1
+    var histograms = ThreadHistogramsCache.histograms(of: ownerID)
+    if let known = histograms { slot = known.knownSlot(topLevelTag: tag) }
+    if slot < 0 || !histograms.unsafelyUnwrapped.holds(slot: slot) {
+      (slot, histograms) = locate(tag: tag, at: address)
+    }
+    return (slot, histograms.unsafelyUnwrapped)
+  }
+
   private func locate(tag: Int, at address: ActionAddress) -> (Int, ThreadHistograms?) {
     let (slot, histograms, isLeaf) = state.withLock { state in
       let slot = state.slot(forValueAt: address)
