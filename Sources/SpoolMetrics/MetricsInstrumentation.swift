@@ -134,10 +134,7 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     let queueWait = Self.nanoseconds(from: enqueuedAt, to: startedAt)
     let reduce = Self.nanoseconds(from: startedAt, to: endedAt)
     guard let histogramLayout else {
-      let metrics = withUnsafeBytes(of: action) { bytes in
-        let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
-        return state.withLock { $0.actionMetrics(forValueAt: address) }
-      }
+      let metrics = timerMetrics(of: action)
       metrics.queueWait.recordNanoseconds(Int64(clamping: queueWait))
       metrics.reduce.recordNanoseconds(Int64(clamping: reduce))
       metrics.actions?.increment()
@@ -165,10 +162,7 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   /// ```
   public func actionCounted(_ action: Action) {
     guard let histogramLayout else {
-      let metrics = withUnsafeBytes(of: action) { bytes in
-        let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
-        return state.withLock { $0.actionMetrics(forValueAt: address) }
-      }
+      let metrics = timerMetrics(of: action)
       metrics.actions?.increment()
       return
     }
@@ -184,6 +178,15 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
 
   /// The slow path of histogram recording: the slot of the action at `address` and the calling
   /// thread's storage, made or grown to hold it, under the lock; remembered for the next time.
+  /// The timers and the counter of `action`'s case, for `recording: .timers`: found
+  /// (or made, on a case's first sight) under the instrumentation's lock.
+  private func timerMetrics(of action: Action) -> MetricsState.ActionMetrics {
+    withUnsafeBytes(of: action) { bytes in
+      let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
+      return state.withLock { $0.actionMetrics(forValueAt: address) }
+    }
+  }
+
   /// The calling thread's histograms, and the slot in them of the action at `address`.
   ///
   /// Budget (a top-level case this thread has seen): one tag read and one thread-local
