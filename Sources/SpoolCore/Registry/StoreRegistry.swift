@@ -19,7 +19,9 @@ import Synchronization
 /// ``shutdown(deadline:)``.
 ///
 /// Use a store through the registry, which holds it for the length of the call:
-/// ``send(_:to:)``, ``send(_:to:reading:)`` and ``withStore(_:_:)``. A held store is never
+/// ``send(_:to:)``, ``send(_:to:reading:)`` and ``withStore(_:_:)-nans`` (or, for a body that
+/// needs the store only for a moment, its synchronous form ``withStore(_:_:)-74yp2``). A held
+/// store is never
 /// evicted, so an action sent through the registry is reduced by a live store, never lost to an
 /// eviction racing it: a request that comes while the store of its ID is being evicted waits
 /// for the eviction to end (`onEvict` included) and then gets a new store.
@@ -181,7 +183,8 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   ///
   /// `body` runs in the caller's isolation. Keep what it does with the store inside it: a
   /// store kept past the call may be evicted, and an action sent to an evicted store is a
-  /// reported misuse, dropped.
+  /// reported misuse, dropped. A body that does not await picks the synchronous form,
+  /// ``withStore(_:_:)-74yp2``, which saves the hop into an async closure.
   ///
   /// - Parameters:
   ///   - id: The ID of the store.
@@ -201,12 +204,48 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   public nonisolated(nonsending) func withStore<Result>(
     _ id: ID, _ body: nonisolated(nonsending) (Store<State, Action>) async throws -> Result
   ) async throws -> Result {
-    let key = Key(id)
-    let slot: Slot
-    if let live = try holdLive(key) { slot = live } else { slot = try await hold(key) }
+    let slot = try await held(id)
     // The reference is the hold (`RegistrySlot`): it must last until the call is over.
     defer { withExtendedLifetime(slot) {} }
     return try await body(slot.store)
+  }
+
+  /// Calls the synchronous `body` with the store of `id`, created if need be; the store is not
+  /// evicted while `body` runs.
+  ///
+  /// For what needs the store only for a moment, such as ``Store/enqueue(_:)`` (an action
+  /// queued before an eviction is reduced by the store it was queued to: eviction settles the
+  /// queue first) or reading ``Store/runningEffectCount``. A call whose store is live does
+  /// not suspend in `body`.
+  ///
+  /// - Parameters:
+  ///   - id: The ID of the store.
+  ///   - body: Uses the store.
+  /// - Returns: What `body` returned.
+  /// - Throws: ``StoreRegistryError`` with ``StoreRegistryError/Code/shutDown`` once the
+  ///   registry shuts down; the error of `makeStore` when creating the store failed; what
+  ///   `body` throws.
+  ///
+  /// ```swift
+  /// try await carts.withStore(cartID) { $0.enqueue(.touch) }
+  /// ```
+  @inlinable
+  public nonisolated(nonsending) func withStore<Result>(
+    _ id: ID, _ body: (Store<State, Action>) throws -> Result
+  ) async throws -> Result {
+    let slot = try await held(id)
+    // The reference is the hold (`RegistrySlot`): it must last until the call is over.
+    defer { withExtendedLifetime(slot) {} }
+    return try body(slot.store)
+  }
+
+  /// The held slot of `id`'s store: found live without suspending, or waited for (created or
+  /// past an eviction). The caller's reference is its hold.
+  @inlinable
+  nonisolated(nonsending) func held(_ id: ID) async throws -> Slot {
+    let key = Key(id)
+    if let live = try holdLive(key) { return live }
+    return try await hold(key)
   }
 
   /// Reduces `action` in the store of `id`, created if need be.
@@ -230,9 +269,7 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   public nonisolated(nonsending) func send(_ action: Action, to id: ID) async throws
     -> StoreTask
   {
-    let key = Key(id)
-    let slot: Slot
-    if let live = try holdLive(key) { slot = live } else { slot = try await hold(key) }
+    let slot = try await held(id)
     // The reference is the hold (`RegistrySlot`): it must last until the call is over.
     defer { withExtendedLifetime(slot) {} }
     return await slot.store.send(action)
@@ -256,9 +293,7 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   public nonisolated(nonsending) func send<Value: Sendable>(
     _ action: Action, to id: ID, reading read: @Sendable (State) -> Value
   ) async throws -> Value {
-    let key = Key(id)
-    let slot: Slot
-    if let live = try holdLive(key) { slot = live } else { slot = try await hold(key) }
+    let slot = try await held(id)
     // The reference is the hold (`RegistrySlot`): it must last until the call is over.
     defer { withExtendedLifetime(slot) {} }
     return await slot.store.send(action, reading: read)

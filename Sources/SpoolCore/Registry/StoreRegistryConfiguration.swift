@@ -13,7 +13,7 @@
 public struct StoreRegistryConfiguration: Sendable, Hashable {
   /// How long a store may go unused before the registry evicts it; `nil` for never.
   ///
-  /// A store is used while a call of the registry holds it (``StoreRegistry/withStore(_:_:)``,
+  /// A store is used while a call of the registry holds it (``StoreRegistry/withStore(_:_:)-nans``,
   /// ``StoreRegistry/send(_:to:)``). The registry notices uses in passes of one sweeper task,
   /// so that a use costs no clock read: an unused store is evicted at least `idleTimeout` and
   /// at most twice `idleTimeout` after its last use. A timeout below one millisecond counts as

@@ -3,7 +3,8 @@ import SpoolBench
 import Synchronization
 
 /// `registry`: what finding an existing store costs through a ``StoreRegistry`` (a call that
-/// holds the store, `withStore(id) { _ in }`), against a `Mutex<[ID: Store]>` lookup, from one
+/// holds the store, `withStore(id) { _ in 1 }`, whose synchronous body picks the synchronous
+/// overload), against a `Mutex<[ID: Store]>` lookup, from one
 /// task and from two tasks at once.
 ///
 /// `spool` is the registry from one task; the baselines are the dictionary from one task, and
@@ -46,7 +47,7 @@ enum RegistryWorkload {
     return [
       run.report(
         spool, baselines: baselines,
-        parameters: ["stores": String(storeCount), "lookup": "withStore(id) { _ in }"])
+        parameters: ["stores": String(storeCount), "lookup": "withStore(id) { _ in 1 }, synchronous body"])
     ]
   }
 

@@ -478,6 +478,51 @@ struct StoreRegistryTests {
     #expect(harness.database.value[2]?.count == 1)
   }
 
+  /// The synchronous `withStore` under a bound of one store for two IDs: every call evicts the
+  /// other ID's store, and each action enqueued in a body is reduced by the store it was
+  /// enqueued to before that store's final state is saved.
+  @Test func actionsEnqueuedInSynchronousBodiesSurviveEvictions() async throws {
+    let harness = Harness(configuration: StoreRegistryConfiguration(maximumLiveStores: 1))
+    let registry = harness.registry
+    let senders = 4
+    let perSender = 300
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for sender in 0..<senders {
+        group.addTask {
+          for _ in 0..<perSender {
+            // A closure of this type matches only the synchronous overload.
+            let enqueue: (Store<Ledger.State, Ledger.Action>) -> Bool = { store in
+              store.enqueue(.add(1))
+              return true
+            }
+            let held = try await registry.withStore(sender % 2, enqueue)
+            #expect(held)
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    await registry.shutdown(deadline: .now)
+    let saved = harness.database.value
+    #expect(saved[0]?.count == senders / 2 * perSender)
+    #expect(saved[1]?.count == senders / 2 * perSender)
+  }
+
+  @Test func aSynchronousBodysErrorReachesTheCallerAndReleasesTheStore() async throws {
+    let harness = Harness()
+    let registry = harness.registry
+    struct Refused: Error, Equatable {}
+    await #expect(throws: Refused.self) {
+      try await registry.withStore(1) { store -> Int in
+        store.enqueue(.add(2))
+        throw Refused()
+      }
+    }
+    // Nothing holds the store any more: it can be evicted, with the enqueued action reduced.
+    #expect(await registry.evict(1))
+    #expect(harness.database.value[1]?.count == 2)
+  }
+
   @Test func theGaugeFollowsTheLiveCount() async throws {
     let harness = Harness(configuration: StoreRegistryConfiguration(maximumLiveStores: 2))
     let registry = harness.registry
