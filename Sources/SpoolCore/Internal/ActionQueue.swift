@@ -399,7 +399,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   @inlinable
   func startDrainIfIdle() {
     guard drainIdle.load(ordering: .sequentiallyConsistent) else { return }
-    if lock.pointee.load(ordering: .relaxed) == Self.threadIdentity { return }
+    if consumerIsHeldByCurrentThread { return }
     startDrain()
   }
 
@@ -491,6 +491,14 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   /// Whether someone holds the consumer lock now; a hint, for callers deciding whether to wait.
   @inlinable
   var consumerIsLocked: Bool { lock.pointee.load(ordering: .relaxed) != 0 }
+
+  /// Whether the calling thread holds the consumer lock: exact, since only the holder writes
+  /// its own identity into the lock word and only the holder clears it. A holder never
+  /// suspends while it holds the lock, so the thread that took it is the thread using it.
+  @inlinable
+  var consumerIsHeldByCurrentThread: Bool {
+    lock.pointee.load(ordering: .relaxed) == Self.threadIdentity
+  }
 
   // MARK: Consumer (the holder of the consumer lock only)
 

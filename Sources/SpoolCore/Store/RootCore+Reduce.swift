@@ -1,0 +1,103 @@
+import CSpoolTime
+import CustomDump
+import ConcurrencyExtras
+import Dependencies
+import IssueReporting
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// One reduce, timed or counted for the instrumentation; every path that reduces comes here or
+// to `drainAvailable`. With the consumer lock held.
+extension RootCore {
+  /// Reduces `action` and starts the effect it returned; returns the started tasks when
+  /// `collect` is true (for ``StoreTask``), none otherwise.
+  @inlinable
+  func processInline(
+    _ action: Action, enqueuedAt: UInt64, collect: Bool
+  ) -> [Task<Void, any Error>] {
+    let effect = reduceTimed(action, enqueuedAt: enqueuedAt)
+    if effect.isNone { return [] }
+    return startEffect(effect, of: action, collect: collect)
+  }
+
+  /// Reduces `action`, reporting it to the instrumentation if there is one.
+  ///
+  /// `enqueuedAt` is 0 for an action that was not queued (`send`, a producer's pass): with
+  /// instrumentation, it waited for nothing, and its start is its enqueue time (two clock
+  /// reads per action, not three). Sampled, an action that ``reduceIsTimed()`` passes over
+  /// is counted, with no clock read.
+  @inlinable @inline(__always)
+  func reduceTimed(_ action: Action, enqueuedAt: UInt64) -> Effect<Action> {
+    assertConsumerLockHeld()
+    guard let instrumentation else {
+      return reducer.reduce(into: &statePointer.pointee, action: action)
+    }
+    if _slowPath(sampleInterval != 1) && enqueuedAt == 0 && !reduceIsTimed() {
+      let effect = reducer.reduce(into: &statePointer.pointee, action: action)
+      instrumentation.actionCounted(action)
+      return effect
+    }
+    guard timesReduces else {
+      let effect = reducer.reduce(into: &statePointer.pointee, action: action)
+      let time = enqueuedAt == 0 ? SpoolTime.now() : enqueuedAt
+      instrumentation.actionReduced(action, enqueuedAt: time, startedAt: time, endedAt: time)
+      return effect
+    }
+    let start = SpoolTime.now()
+    let effect = reducer.reduce(into: &statePointer.pointee, action: action)
+    instrumentation.actionReduced(
+      action, enqueuedAt: enqueuedAt == 0 ? start : enqueuedAt, startedAt: start,
+      endedAt: SpoolTime.now()
+    )
+    return effect
+  }
+
+  /// Whether the holder of the consumer lock times the action it reduces next, with
+  /// sampling: every ``sampleInterval``th of the actions that were not queued (reduced on a
+  /// producer's thread, sent by `send`, or sent synchronously by an effect). With the
+  /// consumer lock held.
+  @inlinable @inline(__always)
+  func reduceIsTimed() -> Bool {
+    assertConsumerLockHeld()
+    if sampleCountdown > 1 {
+      sampleCountdown &-= 1
+      return false
+    }
+    sampleCountdown = sampleInterval
+    return true
+  }
+
+  /// ``processInline(_:enqueuedAt:collect:)`` for an action from the queue or a producer's
+  /// pass, whose effects are collected: no array of tasks to return and release per action.
+  @inlinable @inline(__always)
+  func reduceCollecting(_ action: Action, enqueuedAt: UInt64) {
+    let effect = reduceTimed(action, enqueuedAt: enqueuedAt)
+    if effect.isNone { return }
+    _ = startEffect(effect, of: action, collect: false)
+  }
+
+  /// Reduces an action an effect sent synchronously: it waited for nothing.
+  @usableFromInline
+  func reduceSent(_ action: Action) -> Effect<Action> {
+    assertConsumerLockHeld()
+    guard let instrumentation else { return reducer.reduce(into: &statePointer.pointee, action: action) }
+    if sampleInterval != 1 && !reduceIsTimed() {
+      let effect = reducer.reduce(into: &statePointer.pointee, action: action)
+      instrumentation.actionCounted(action)
+      return effect
+    }
+    let start = SpoolTime.now()
+    let effect = reducer.reduce(into: &statePointer.pointee, action: action)
+    instrumentation.actionReduced(
+      action, enqueuedAt: start, startedAt: start, endedAt: timesReduces ? SpoolTime.now() : start
+    )
+    return effect
+  }
+}
