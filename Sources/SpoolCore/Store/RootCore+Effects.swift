@@ -215,7 +215,8 @@ extension RootCore {
       plan.add(effect, registry: registry)
       start(plan, origin: origin, tasks: &tasks)
       for sent in plan.sends {
-        let next = reduceSent(sent)
+        // It waited for nothing: reduced as a `send` is.
+        let next = reduceTimed(sent, enqueuedAt: 0)
         if next.isNone { continue }
         pending.append((sent, next))
       }

@@ -13,8 +13,9 @@ import Synchronization
   import Darwin
 #endif
 
-// One reduce, timed or counted for the instrumentation; every path that reduces comes here or
-// to `drainAvailable`. With the consumer lock held.
+// One reduce, timed or counted for the instrumentation: a producer's pass, a `send`, an action
+// an effect sent synchronously; the drain loop's batches are `drainAvailable`. With the consumer
+// lock held.
 extension RootCore {
   /// Reduces `action` and starts the effect it returned; returns the started tasks when
   /// `collect` is true (for ``StoreTask``), none otherwise.
@@ -29,10 +30,10 @@ extension RootCore {
 
   /// Reduces `action`, reporting it to the instrumentation if there is one.
   ///
-  /// `enqueuedAt` is 0 for an action that was not queued (`send`, a producer's pass): with
-  /// instrumentation, it waited for nothing, and its start is its enqueue time (two clock
-  /// reads per action, not three). Sampled, an action that ``reduceIsTimed()`` passes over
-  /// is counted, with no clock read.
+  /// `enqueuedAt` is 0 for an action that was not queued (`send`, a producer's pass, an action
+  /// an effect sent synchronously): with instrumentation, it waited for nothing, and its start
+  /// is its enqueue time (two clock reads per action, not three). Sampled, an action that
+  /// ``reduceIsTimed()`` passes over is counted, with no clock read.
   @inlinable @inline(__always)
   func reduceTimed(_ action: Action, enqueuedAt: UInt64) -> Effect<Action> {
     assertConsumerLockHeld()
@@ -81,23 +82,5 @@ extension RootCore {
     let effect = reduceTimed(action, enqueuedAt: enqueuedAt)
     if effect.isNone { return }
     _ = startEffect(effect, of: action, collect: false)
-  }
-
-  /// Reduces an action an effect sent synchronously: it waited for nothing.
-  @usableFromInline
-  func reduceSent(_ action: Action) -> Effect<Action> {
-    assertConsumerLockHeld()
-    guard let instrumentation else { return reducer.reduce(into: &statePointer.pointee, action: action) }
-    if sampleInterval != 1 && !reduceIsTimed() {
-      let effect = reducer.reduce(into: &statePointer.pointee, action: action)
-      instrumentation.actionCounted(action)
-      return effect
-    }
-    let start = SpoolTime.now()
-    let effect = reducer.reduce(into: &statePointer.pointee, action: action)
-    instrumentation.actionReduced(
-      action, enqueuedAt: start, startedAt: start, endedAt: timesReduces ? SpoolTime.now() : start
-    )
-    return effect
   }
 }
