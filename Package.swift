@@ -166,7 +166,8 @@ let package = Package(
     .target(
       name: "SpoolWorkloads",
       dependencies: [
-        "SpoolCore", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench",
+        // CSpoolURing for the C reference reads that `IOBenchmarks` compares the engine with.
+        "SpoolCore", "SpoolIO", "SpoolJournal", "SpoolProfiling", "SpoolBench", "CSpoolURing",
         .product(name: "CasePathsCore", package: "swift-case-paths"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),

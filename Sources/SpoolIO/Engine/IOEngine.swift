@@ -42,7 +42,7 @@ public final class IOEngine: Sendable {
   ///
   /// On for io_uring engines, unless turned off at creation (to measure the ring itself) or
   /// faults are injected (the fault tests exercise the ring's handling of a read).
-  let readsCachedDataInline: Bool
+  package let readsCachedDataInline: Bool
 
   /// Set as ``shutdown()`` begins: reads then go to the backend, which fails them with
   /// `ECANCELED`, instead of being served from the page cache on the calling thread.

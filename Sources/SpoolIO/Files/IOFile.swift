@@ -146,7 +146,7 @@ public final class IOFile: Sendable {
   /// `RWF_NOWAIT`, which never waits for the device), and returns without suspending when that
   /// was all of it or the end of the file; only the rest goes to the ring. For a cached
   /// 4 KiB block that is one system call instead of a continuation, a ring entry and the
-  /// task's resumption: see `IOBenchmarks` (in SpoolIO's sources) for the figures.
+  /// task's resumption: see `IOBenchmarks` (in SpoolWorkloads' sources) for the figures.
   ///
   /// - Parameters:
   ///   - count: The most bytes to return; 0 returns none. Negative counts are refused.

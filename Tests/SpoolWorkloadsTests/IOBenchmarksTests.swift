@@ -1,8 +1,9 @@
 #if canImport(Glibc)
   import Glibc
 #endif
-import Spool
+import SpoolCore
 @testable import SpoolIO
+import SpoolWorkloads
 import Testing
 
 /// Runs SpoolIO's measurement workloads when `SPOOL_IO_BENCH=1` (use a release build:

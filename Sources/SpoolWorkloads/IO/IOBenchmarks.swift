@@ -5,8 +5,9 @@
 #endif
 import CSpoolURing
 import SpoolCore
+import SpoolIO
 
-/// Measurement workloads for SpoolIO, for `spool bench` and ad-hoc runs.
+/// Measurement workloads for SpoolIO, for `spool bench` (`file-io`, `echo`) and ad-hoc runs.
 ///
 /// Each workload does its setup (files, connections) before starting the clock and reports
 /// the operations it timed. Compare results only within one run: `fileReads` against
@@ -184,7 +185,7 @@ package enum IOBenchmarks {
       for _ in 0..<tasks {
         group.addTask(executorPreference: preference) {
           for _ in 0..<operationsPerTask {
-            _ = try await engine.perform(.nop)
+            try await engine.performNoOperation()
           }
         }
       }
