@@ -106,6 +106,9 @@ import Testing
         _ = try ReportFolder(path: path, naming: .timestamped).write(Fixtures.report())
       } throws: { error in
         let text = "\(error)"
+        guard let error = error as? ReportFileError, error.code == .system,
+          error.systemError?.errno == ENOTDIR
+        else { return false }
         return text.hasPrefix("\(path): \(problem)") && !text.contains("\n")
       }
     }
