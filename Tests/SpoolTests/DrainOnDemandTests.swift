@@ -212,7 +212,8 @@ struct DrainOnDemandTests {
     withKnownIssue {
       store.enqueue(.add(producer: 0, index: 0))
     } matching: { issue in
-      issue.description.contains("after it was shut down")
+      issue.description.contains("An action was enqueued to a store of")
+        && issue.description.contains("after it was shut down")
     }
     #expect(core.drainsStarted == started)
     #expect(await store.state.count == 0)

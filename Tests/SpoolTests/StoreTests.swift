@@ -187,7 +187,8 @@ struct LogFeature: Reducer {
     await withKnownIssue {
       await store.send(.tap("after"))
     } matching: { issue in
-      issue.description.contains("after it was shut down")
+      issue.description.contains("An action was sent to a store of")
+        && issue.description.contains("after it was shut down")
         && issue.description.contains("after")
     }
     #expect(await store.state.seen == ["before"])

@@ -166,10 +166,15 @@ extension RootCore {
 
   @usableFromInline
   static func reportEnqueueAfterShutdown(_ action: Action) {
+    reportAfterShutdown(action, "enqueued")
+  }
+
+  /// Reports `action`, `verb` (enqueued, sent) after the store shut down, as a misuse.
+  static func reportAfterShutdown(_ action: Action, _ verb: StaticString) {
     StoreIssueContext.misuse(action).bound {
       reportIssue(
         """
-        An action was enqueued to a store of "\(R.self)" after it was shut down: \
+        An action was \(verb) to a store of "\(R.self)" after it was shut down: \
         \(String(customDumping: action))
 
         Actions sent after "shutdown()" are dropped.
@@ -273,16 +278,7 @@ extension RootCore {
 
   @usableFromInline
   func reportSendAfterShutdown(_ action: Action) {
-    StoreIssueContext.misuse(action).bound {
-      reportIssue(
-        """
-        An action was sent to a store of "\(R.self)" after it was shut down: \
-        \(String(customDumping: action))
-
-        Actions sent after "shutdown()" are dropped.
-        """
-      )
-    }
+    Self.reportAfterShutdown(action, "sent")
   }
 
   /// `Store.send` when ``trySendOnCaller(_:)`` found the store busy, or the store runs on an
