@@ -61,6 +61,8 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   private let tagReader: ActionTagReader
   /// This instrumentation's key in each thread's `ThreadCellsCache`.
   private let ownerID = ThreadCellsCache.makeOwnerID()
+  /// `ThreadCellsCache.key`, read once: the hot path then calls no `swift_once`.
+  private let threadKey = ThreadCellsCache.key
   /// Whether the publishing task runs (histogram recording).
   private let publicationScheduled = Atomic<Bool>(false)
 
@@ -186,11 +188,11 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   }
 
   /// The calling thread's cells, and the slot in them of the action at `address`; see
-  /// `ThreadCellsCache.slot(owner:topLevelTag:locate:)` for the budget.
+  /// `ThreadCellsCache.slot(owner:key:topLevelTag:locate:)` for the budget.
   @inline(__always)
   private func threadSlot(of address: ActionAddress) -> (slot: Int, cells: ThreadCells) {
     let tag = tagReader.tag(ofValueAt: address.pointer)
-    return ThreadCellsCache.slot(owner: ownerID, topLevelTag: tag) {
+    return ThreadCellsCache.slot(owner: ownerID, key: threadKey, topLevelTag: tag) {
       state.withLock { $0.locate(valueAt: address, topLevelTag: tag) }
     }
   }

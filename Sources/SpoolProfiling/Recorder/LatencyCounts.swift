@@ -24,8 +24,10 @@ struct LatencyCounts {
   private static let subBucketMask: UInt64 = 255
   /// `64 - log2(sub-bucket count)`.
   private static let leadingZeroCountBase = 56
-  /// Entries needed for values up to `Histogram.maximumLatency`.
-  static let length = index(of: Histogram<UInt64>.maximumLatency) + 1
+  /// Entries needed for values up to `Histogram.maximumLatency`:
+  /// `index(of: Histogram<UInt64>.maximumLatency) + 1` (a test checks it). A literal, not a
+  /// lazy global, whose every read on the hot path would call `swift_once`.
+  static var length: Int { 4_562 }
 
   /// The counts, then three cells: total, exact minimum (stored inverted, `~minimum`, so that
   /// zeroed cells are empty counts), exact maximum. Not owned: a plain pointer so that reading

@@ -41,6 +41,8 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   private let tagReader: ActionTagReader
   /// This recorder's key in each thread's `ThreadCellsCache`.
   private let ownerID = ThreadCellsCache.makeOwnerID()
+  /// `ThreadCellsCache.key`, read once: the hot path then calls no `swift_once`.
+  private let threadKey = ThreadCellsCache.key
   private let traceCapacity: Int
 
   /// How many of the actions the store times for this recorder, as given to the initializer.
@@ -112,11 +114,11 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   }
 
   /// The calling thread's cells, and the slot in them of the action at `address`; see
-  /// ``ThreadCellsCache/slot(owner:topLevelTag:locate:)`` for the budget.
+  /// ``ThreadCellsCache/slot(owner:key:topLevelTag:locate:)`` for the budget.
   @inline(__always)
   private func threadSlot(of address: ActionAddress) -> (slot: Int, cells: ThreadCells) {
     let tag = tagReader.tag(ofValueAt: address.pointer)
-    return ThreadCellsCache.slot(owner: ownerID, topLevelTag: tag) {
+    return ThreadCellsCache.slot(owner: ownerID, key: threadKey, topLevelTag: tag) {
       state.withLock { $0.locate(valueAt: address, topLevelTag: tag) }
     }
   }

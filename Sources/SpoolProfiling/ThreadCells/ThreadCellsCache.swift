@@ -24,8 +24,10 @@ package enum ThreadCellsCache {
 
   private static let entryCount = 8
 
-  /// The thread-local pointer to this thread's entries, freed when the thread exits.
-  private static let key: pthread_key_t = {
+  /// The thread-local pointer to this thread's entries, freed when the thread exits. An
+  /// instrumentation reads it once, at its creation, and passes it to
+  /// ``slot(owner:key:topLevelTag:locate:)``: reading a lazy global costs a `swift_once` call.
+  package static let key: pthread_key_t = {
     var key = pthread_key_t()
     let result = pthread_key_create(&key) { entries in
       entries?.deallocate()
@@ -55,7 +57,7 @@ package enum ThreadCellsCache {
   /// Budget: one `pthread_getspecific`, one compare; no lock, no allocation, no reference
   /// count.
   @inline(__always)
-  static func cells(of owner: UInt64) -> ThreadCells? {
+  static func cells(of owner: UInt64, key: pthread_key_t) -> ThreadCells? {
     guard let raw = pthread_getspecific(key) else { return nil }
     let entry = raw.assumingMemoryBound(to: Entry.self)[Int(owner % UInt64(entryCount))]
     return entry.owner == owner ? entry.cells : nil
@@ -76,7 +78,7 @@ package enum ThreadCellsCache {
   }
 
   /// The calling thread's cells of `owner` and the slot in them of an action whose top-level
-  /// tag is `tag`.
+  /// tag is `tag`; `key` is ``key``.
   ///
   /// Budget (a top-level leaf case this thread has seen): one thread-local lookup and one
   /// array read; no lock, no allocation. Otherwise (a nested case, a thread's first action, a
@@ -85,10 +87,10 @@ package enum ThreadCellsCache {
   /// says whether the case is the top-level leaf `tag`, which is then remembered.
   @inline(__always)
   package static func slot(
-    owner: UInt64, topLevelTag tag: Int,
+    owner: UInt64, key: pthread_key_t, topLevelTag tag: Int,
     locate: () -> (slot: Int, cells: ThreadCells, isTopLevelLeaf: Bool)
   ) -> (slot: Int, cells: ThreadCells) {
-    if let known = cells(of: owner) {
+    if let known = cells(of: owner, key: key) {
       let slot = known.knownSlot(topLevelTag: tag)
       if slot >= 0, known.holds(slot: slot) { return (slot, known) }
     }
