@@ -267,7 +267,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SpoolProfilingTests",
-      dependencies: ["Spool", "SpoolProfiling"]
+      dependencies: ["Spool", "SpoolProfiling", "CSpoolAllocationCounter"]
     ),
     .testTarget(
       name: "SpoolMetricsTests",

@@ -59,8 +59,10 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   private let histogramLayout: HistogramLayout?
   /// Reads an action's top-level case without the lock; immutable.
   private let tagReader: ActionTagReader
-  /// This instrumentation's key in each thread's `ThreadHistogramsCache`.
-  private let ownerID = ThreadHistogramsCache.makeOwnerID()
+  /// This instrumentation's key in each thread's `ThreadCellsCache`.
+  private let ownerID = ThreadCellsCache.makeOwnerID()
+  /// `ThreadCellsCache.key`, read once: the hot path then calls no `swift_once`.
+  private let threadKey = ThreadCellsCache.key
   /// Whether the publishing task runs (histogram recording).
   private let publicationScheduled = Atomic<Bool>(false)
 
@@ -143,10 +145,10 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     // Budget: ``threadSlot(of:)``'s, two bucket searches and four single-writer stores; no
     // lock, no allocation.
     withUnsafeBytes(of: action) { bytes in
-      let (slot, histograms) = threadSlot(
+      let (slot, cells) = threadSlot(
         of: ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment))
-      histograms.record(
-        slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind,
+      ThreadHistograms.record(
+        into: cells, slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind,
         queueWait: (PendingHistograms.bucket(of: queueWait, in: histogramLayout.bounds), queueWait),
         reduce: (PendingHistograms.bucket(of: reduce, in: histogramLayout.bounds), reduce))
     }
@@ -168,16 +170,14 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     }
     // Budget as `actionReduced`'s, with one single-writer store instead of four.
     withUnsafeBytes(of: action) { bytes in
-      let (slot, histograms) = threadSlot(
+      let (slot, cells) = threadSlot(
         of: ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment))
-      histograms.count(
-        slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind)
+      ThreadHistograms.count(
+        into: cells, slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind)
     }
     if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
   }
 
-  /// The slow path of histogram recording: the slot of the action at `address` and the calling
-  /// thread's storage, made or grown to hold it, under the lock; remembered for the next time.
   /// The timers and the counter of `action`'s case, for `recording: .timers`: found
   /// (or made, on a case's first sight) under the instrumentation's lock.
   private func timerMetrics(of action: Action) -> MetricsState.ActionMetrics {
@@ -187,36 +187,14 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     }
   }
 
-  /// The calling thread's histograms, and the slot in them of the action at `address`.
-  ///
-  /// Budget (a top-level case this thread has seen): one tag read and one thread-local
-  /// lookup; no lock, no allocation. A nested case, a thread's first action or a case's first
-  /// sight on a thread take the lock once (``locate(tag:at:)``).
+  /// The calling thread's cells, and the slot in them of the action at `address`; see
+  /// `ThreadCellsCache.slot(owner:key:topLevelTag:locate:)` for the budget.
   @inline(__always)
-  private func threadSlot(of address: ActionAddress) -> (slot: Int, histograms: ThreadHistograms)
-  {
+  private func threadSlot(of address: ActionAddress) -> (slot: Int, cells: ThreadCells) {
     let tag = tagReader.tag(ofValueAt: address.pointer)
-    var slot = -1
-    var histograms = ThreadHistogramsCache.histograms(of: ownerID)
-    if let known = histograms { slot = known.knownSlot(topLevelTag: tag) }
-    if slot < 0 || !histograms.unsafelyUnwrapped.holds(slot: slot) {
-      (slot, histograms) = locate(tag: tag, at: address)
+    return ThreadCellsCache.slot(owner: ownerID, key: threadKey, topLevelTag: tag) {
+      state.withLock { $0.locate(valueAt: address, topLevelTag: tag) }
     }
-    return (slot, histograms.unsafelyUnwrapped)
-  }
-
-  private func locate(tag: Int, at address: ActionAddress) -> (Int, ThreadHistograms?) {
-    let (slot, histograms, isLeaf) = state.withLock { state in
-      let slot = state.slot(forValueAt: address)
-      let histograms = state.threadHistogramsLocked(holding: slot)
-      return (slot, histograms, state.leafSlot(topLevelTag: tag) == slot)
-    }
-    guard let histograms else {
-      preconditionFailure("Internal inconsistency: histogram recording without histograms")
-    }
-    ThreadHistogramsCache.remember(histograms, of: ownerID)
-    if isLeaf { histograms.learn(topLevelTag: tag, slot: slot) }
-    return (slot, histograms)
   }
 
   /// Publishes the histogram counts of the actions reduced so far to the backend now, instead

@@ -41,6 +41,10 @@ import Testing
     withExtendedLifetime(arena) {}
   }
 
+  @Test func theLengthCoversTheLatencyRange() {
+    #expect(LatencyCounts.length == LatencyCounts.index(of: LatencyHistogram.maximumLatency) + 1)
+  }
+
   @Test func emptyCountsFoldIntoAnEmptyHistogram() {
     let arena = LatencyCountsArena()
     let counts = arena.make()

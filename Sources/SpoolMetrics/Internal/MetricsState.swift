@@ -112,28 +112,17 @@ struct MetricsState {
     return metrics
   }
 
-  /// The slot of the case of the action at `action`, learning it on first sight.
-  ///
-  /// - Complexity: O(nesting depth of the case) and no allocation, once the case has been seen.
-  mutating func slot(forValueAt action: ActionAddress) -> Int {
-    table.slot(ofValueAt: action.pointer)
-  }
-
-  /// The slot of top-level case `tag` if it is a leaf the table has seen.
-  func leafSlot(topLevelTag tag: Int) -> Int? {
-    table.leafSlot(topLevelTag: tag)
-  }
-
-  /// The calling thread's histogram storage, made on its first action, with room for `slot`.
-  /// Histogram recording only.
-  mutating func threadHistogramsLocked(holding slot: Int) -> ThreadHistograms? {
-    guard
-      let histograms = pending?.histogramsLocked(
-        ofThread: ThreadHistogramsCache.currentThread, slotCapacity: table.labels.count),
-      let bucketsPerKind = pending?.bucketsPerKind
-    else { return nil }
-    histograms.growLocked(toHold: slot, bucketsPerKind: bucketsPerKind)
-    return histograms
+  /// The slow path of histogram recording: the slot of the action at `action` (learned on
+  /// first sight), the calling thread's cells grown to hold it, and whether it is the top-level
+  /// leaf case `tag`.
+  mutating func locate(
+    valueAt action: ActionAddress, topLevelTag tag: Int
+  ) -> (slot: Int, cells: ThreadCells, isTopLevelLeaf: Bool) {
+    let slot = table.slot(ofValueAt: action.pointer)
+    guard let cells = pending?.currentThreadCellsLocked(holding: slot) else {
+      preconditionFailure("Internal inconsistency: histogram recording without histograms")
+    }
+    return (slot, cells, table.leafSlot(topLevelTag: tag) == slot)
   }
 
   /// Frees the histogram storage of every thread: the instrumentation is going away.

@@ -1,6 +1,8 @@
+import SpoolProfiling
+
 /// The histogram counts of ``MetricsInstrumentation`` in histogram recording: every thread's
-/// ``ThreadHistograms``, and what has been published of their sum, so that a publication hands
-/// out what was counted since the last one.
+/// cells (laid out as ``ThreadHistograms`` says), and what has been published of their sum,
+/// so that a publication hands out what was counted since the last one.
 ///
 /// Not thread-safe: it lives in the instrumentation's `Mutex`. The threads record into their
 /// own storage without the lock; only finding or growing that storage takes it.
@@ -8,30 +10,22 @@ struct PendingHistograms {
   /// Upper bounds in nanoseconds, strictly increasing.
   let bounds: [UInt64]
   let bucketsPerKind: Int
-  /// How many top-level cases the action type has: the size of each thread's slot cache.
-  private let topSlotCount: Int
-  /// Every thread's storage, in order of first use; freed by ``deallocate()``.
-  private var threads: [ThreadHistograms] = []
+  /// Every thread's cells; freed by ``deallocate()``.
+  private var threads: ThreadCellsRegistry
   /// Per slot, as the cells are laid out, the totals over all threads already published.
   private var published: [UInt64] = []
 
   init(bounds: [UInt64], topSlotCount: Int) {
     self.bounds = bounds
     self.bucketsPerKind = bounds.count + 1
-    self.topSlotCount = topSlotCount
+    self.threads = ThreadCellsRegistry(
+      stride: ThreadHistograms.stride(bucketsPerKind: bounds.count + 1), ownCells: 0,
+      topSlotCount: topSlotCount, minimumSlots: 4)
   }
 
-  /// The storage of the thread `thread`, made on its first action. A thread that ended and
-  /// whose identity a new thread took gets the old storage: the old one no longer writes.
-  mutating func histogramsLocked(ofThread thread: UInt, slotCapacity: Int) -> ThreadHistograms {
-    if let existing = threads.first(where: { $0.storage.pointee.thread == thread }) {
-      return existing
-    }
-    let made = ThreadHistograms.allocate(
-      thread: thread, topSlotCount: topSlotCount, slotCapacity: Swift.max(slotCapacity, 4),
-      bucketsPerKind: bucketsPerKind)
-    threads.append(made)
-    return made
+  /// The calling thread's cells, made on its first action, with room for `slot`.
+  mutating func currentThreadCellsLocked(holding slot: Int) -> ThreadCells {
+    threads.currentThreadCellsLocked(holding: slot)
   }
 
   /// What one case counted since the last `take`, for one kind.
@@ -50,7 +44,9 @@ struct PendingHistograms {
     (slot: Int, queueWait: Counts, reduce: Counts, untimed: UInt64)
   ] {
     var totals: [UInt64] = []
-    for thread in threads { thread.addCountsLocked(to: &totals, bucketsPerKind: bucketsPerKind) }
+    for thread in threads.threads {
+      ThreadHistograms.addCountsLocked(of: thread, to: &totals, bucketsPerKind: bucketsPerKind)
+    }
     if published.count < totals.count {
       published += repeatElement(0, count: totals.count - published.count)
     }
@@ -92,7 +88,6 @@ struct PendingHistograms {
 
   /// Frees every thread's storage; no thread may record into it afterwards.
   mutating func deallocate() {
-    for thread in threads { thread.deallocate(bucketsPerKind: bucketsPerKind) }
-    threads = []
+    threads.deallocate()
   }
 }

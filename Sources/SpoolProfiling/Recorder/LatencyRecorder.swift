@@ -32,10 +32,18 @@ import Synchronization
 /// )
 /// ```
 public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
-  // All recorded figures; the lock makes `effectEnded` (any thread) safe against the store's
-  // executor and against readers of `recording()`.
+  // The case table, the threads' cells and the effect figures; the lock makes `effectEnded`
+  // (any thread) safe against the store's executor, and a thread's slow path against readers
+  // of `recording()`. Actions are recorded into thread cells without it.
   private let state: Mutex<RecorderState>
   private let storeTrack: String
+  /// Reads an action's top-level case without the lock; immutable.
+  private let tagReader: ActionTagReader
+  /// This recorder's key in each thread's `ThreadCellsCache`.
+  private let ownerID = ThreadCellsCache.makeOwnerID()
+  /// `ThreadCellsCache.key`, read once: the hot path then calls no `swift_once`.
+  private let threadKey = ThreadCellsCache.key
+  private let traceCapacity: Int
 
   /// How many of the actions the store times for this recorder, as given to the initializer.
   ///
@@ -62,11 +70,18 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
     sampling: TimingSampling = .everyAction
   ) {
     self.timingSampling = sampling
-    self.state = Mutex(
-      RecorderState(
-        actionType: Action.self, size: MemoryLayout<Action>.size,
-        alignment: MemoryLayout<Action>.alignment, traceCapacity: traceCapacity))
+    let state = RecorderState(
+      actionType: Action.self, size: MemoryLayout<Action>.size,
+      alignment: MemoryLayout<Action>.alignment, traceCapacity: traceCapacity)
+    self.tagReader = state.tagReader
+    self.state = Mutex(state)
     self.storeTrack = storeTrack
+    self.traceCapacity = Swift.max(0, traceCapacity)
+  }
+
+  deinit {
+    // No thread records into this recorder any more: it is going away.
+    state.withLock { $0.deallocate() }
   }
 
   /// Records one reduced action. Called by the store on its executor.
@@ -78,11 +93,10 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
     _ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
   ) {
     withUnsafeBytes(of: action) { bytes in
-      let value = Self.address(bytes)
-      state.withLock {
-        $0.actionReduced(
-          valueAt: value, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
-      }
+      let (slot, cells) = threadSlot(of: Self.address(bytes))
+      RecorderCells.record(
+        into: cells, slot: slot, enqueuedAt: enqueuedAt, startedAt: startedAt,
+        endedAt: endedAt, traceCapacity: traceCapacity)
     }
   }
 
@@ -94,8 +108,18 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   /// ```
   public func actionCounted(_ action: Action) {
     withUnsafeBytes(of: action) { bytes in
-      let value = Self.address(bytes)
-      state.withLock { $0.actionCounted(valueAt: value) }
+      let (slot, cells) = threadSlot(of: Self.address(bytes))
+      RecorderCells.count(into: cells, slot: slot)
+    }
+  }
+
+  /// The calling thread's cells, and the slot in them of the action at `address`; see
+  /// ``ThreadCellsCache/slot(owner:key:topLevelTag:locate:)`` for the budget.
+  @inline(__always)
+  private func threadSlot(of address: ActionAddress) -> (slot: Int, cells: ThreadCells) {
+    let tag = tagReader.tag(ofValueAt: address.pointer)
+    return ThreadCellsCache.slot(owner: ownerID, key: threadKey, topLevelTag: tag) {
+      state.withLock { $0.locate(valueAt: address, topLevelTag: tag) }
     }
   }
 
@@ -130,7 +154,11 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
 
   /// A copy of what has been recorded so far, optionally with the intervals of a signposter.
   ///
-  /// Summarizing histograms takes microseconds per case; call it after the run, not in it.
+  /// Adds up every recording thread's figures: every action whose recording happened-before
+  /// this call is in it, with exact counts. Taken while stores still run (a live report), it
+  /// may also hold some of the actions recorded meanwhile, in part: a case's count and its
+  /// latency summaries may then differ by those actions. Summarizing histograms takes
+  /// microseconds per case and thread; call it after the run, or now and then, not per action.
   ///
   /// ```swift
   /// let recording = recorder.recording(signposter: .shared)

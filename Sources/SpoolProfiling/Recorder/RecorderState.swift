@@ -1,21 +1,14 @@
 import Histogram
 import SpoolCore
 
-/// Everything a ``LatencyRecorder`` has recorded: the case table, one pair of histograms per
-/// action case, effect counters, totals and the trace rings.
+/// What a ``LatencyRecorder`` keeps under its lock: the case table, every recording thread's
+/// ``ThreadCells`` (which the threads write without the lock), and the effect figures.
 ///
-/// A plain value with synchronous methods, so that tests drive it directly; the recorder keeps
-/// it in a `Mutex`. Not generic, for the reason ``ActionCaseTable`` gives: actions arrive as
-/// the address of a value of the action type the state was made for. Memory is bounded by the
-/// number of distinct action cases and the trace capacity, never by the number of actions.
+/// Not generic, for the reason ``ActionCaseTable`` gives: actions arrive as the address of a
+/// value of the action type the state was made for. Memory is bounded by the number of
+/// distinct action cases, the number of threads that record and the trace capacity, never by
+/// the number of actions.
 struct RecorderState {
-  /// Per action case; the counts write through to their buffers, so the array is only read on
-  /// the hot path (no uniqueness check).
-  struct CaseStatistics {
-    let queueWait: LatencyCounts
-    let reduce: LatencyCounts
-  }
-
   struct EffectStatistics {
     var started = 0
     var finished = 0
@@ -25,53 +18,39 @@ struct RecorderState {
   }
 
   private var table: ActionCaseTable
-  /// Owns every case's counts; lives as long as the state.
-  private let arena = LatencyCountsArena()
-  /// Indexed by slot; grown when the table learns a case.
-  private var cases: [CaseStatistics] = []
+  /// Reads an action's top-level case without the lock; immutable.
+  var tagReader: ActionTagReader { table.tagReader }
+  /// Every recording thread's counts, histograms and trace.
+  private var threads: ThreadCellsRegistry
+  /// The most recent timed actions kept per thread, and in a recording.
+  private let traceCapacity: Int
   /// Indexed by slot; `nil` for cases that never started an effect.
   private var effects: [EffectStatistics?] = []
-  /// Indexed by slot: actions the store reduced without timing them (sampling).
-  private var counted: [Int] = []
-  private var actions = 0
-  private var firstEnqueue = UInt64.max
-  private var lastEnd: UInt64 = 0
-  private var actionTrace: TraceRing
   private var effectTrace: TraceRing
 
   init(actionType: Any.Type, size: Int, alignment: Int, traceCapacity: Int) {
     table = ActionCaseTable(actionType: actionType, size: size, alignment: alignment)
-    actionTrace = TraceRing(capacity: traceCapacity)
+    self.traceCapacity = Swift.max(0, traceCapacity)
+    threads = ThreadCellsRegistry(
+      stride: RecorderCells.stride,
+      ownCells: RecorderCells.ownCells(traceCapacity: Swift.max(0, traceCapacity)),
+      topSlotCount: table.tagReader.caseCount, minimumSlots: 2)
     effectTrace = TraceRing(capacity: traceCapacity / 4)
   }
 
-  /// Budget: one case lookup (no allocation on a hit), two histogram records, one ring write.
-  @inline(__always)
-  mutating func actionReduced(
-    valueAt action: ActionAddress, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
-  ) {
-    let slot = self.slot(of: action)
-    let statistics = cases[slot]
-    statistics.queueWait.record(startedAt &- Swift.min(enqueuedAt, startedAt))
-    statistics.reduce.record(endedAt &- Swift.min(startedAt, endedAt))
-    actions += 1
-    firstEnqueue = Swift.min(firstEnqueue, enqueuedAt)
-    lastEnd = Swift.max(lastEnd, endedAt)
-    actionTrace.append(
-      .init(slot: Int32(slot), tag: 0, first: enqueuedAt, second: startedAt, third: endedAt))
-  }
-
-  /// Counts an action that was reduced without being timed. Budget: one case lookup, one
-  /// increment.
-  @inline(__always)
-  mutating func actionCounted(valueAt action: ActionAddress) {
-    let slot = self.slot(of: action)
-    counted[slot] &+= 1
-    actions += 1
+  /// The slow path of a recording thread: the slot of the action at `action` (learned on first
+  /// sight), the calling thread's cells grown to hold it, and whether it is the top-level leaf
+  /// case `tag`.
+  mutating func locate(
+    valueAt action: ActionAddress, topLevelTag tag: Int
+  ) -> (slot: Int, cells: ThreadCells, isTopLevelLeaf: Bool) {
+    let slot = table.slot(ofValueAt: action.pointer)
+    let cells = threads.currentThreadCellsLocked(holding: slot)
+    return (slot, cells, table.leafSlot(topLevelTag: tag) == slot)
   }
 
   mutating func effectStarted(byValueAt action: ActionAddress, at time: UInt64) {
-    let slot = self.slot(of: action)
+    let slot = effectSlot(of: action)
     if effects[slot] == nil { effects[slot] = EffectStatistics() }
     effects[slot]!.started += 1
   }
@@ -80,7 +59,7 @@ struct RecorderState {
     byValueAt action: ActionAddress, startedAt: UInt64, endedAt: UInt64,
     outcome: EffectOutcome
   ) {
-    let slot = self.slot(of: action)
+    let slot = effectSlot(of: action)
     if effects[slot] == nil { effects[slot] = EffectStatistics() }
     let tag: UInt8
     switch outcome {
@@ -93,31 +72,68 @@ struct RecorderState {
       .init(slot: Int32(slot), tag: tag, first: startedAt, second: endedAt, third: 0))
   }
 
-  /// The slot of `action`'s case, with its statistics allocated on first sight.
-  @inline(__always)
-  private mutating func slot(of action: ActionAddress) -> Int {
+  /// The slot of `action`'s case, with room for it in `effects`.
+  private mutating func effectSlot(of action: ActionAddress) -> Int {
     let slot = table.slot(ofValueAt: action.pointer)
-    if slot >= cases.count {
-      // A miss: once per case.
-      while cases.count < table.labels.count {
-        cases.append(CaseStatistics(queueWait: arena.make(), reduce: arena.make()))
-        effects.append(nil)
-        counted.append(0)
-      }
+    if slot >= effects.count {
+      effects += repeatElement(nil, count: slot + 1 - effects.count)
     }
     return slot
   }
 
-  /// A copy of the figures, as report rows sorted by label.
+  /// Frees every thread's cells: the recorder is going away.
+  mutating func deallocate() {
+    threads.deallocate()
+  }
+
+  /// Every thread's figures added up, as report rows sorted by label.
+  ///
+  /// Holds every action whose recording happened-before this call. Taken while stores still
+  /// record, it may also hold some actions recorded during the call, in part: a case's count,
+  /// queue wait and reduce time may then disagree by those actions.
   func recording(storeTrack: String) -> LatencyRecording {
     let labels = table.labels
-    let actionCases = cases.indices.compactMap { slot -> ActionCaseReport? in
-      let count = cases[slot].reduce.total + counted[slot]
-      guard count > 0 else { return nil }
-      return ActionCaseReport(
-        label: labels[slot], count: count,
-        queueWait: LatencySummary(cases[slot].queueWait.histogram()),
-        reduce: LatencySummary(cases[slot].reduce.histogram()))
+    let arena = LatencyCountsArena()
+    let queueWaits = labels.map { _ in arena.make() }
+    let reduces = labels.map { _ in arena.make() }
+    var untimed = [UInt64](repeating: 0, count: labels.count)
+    var firstEnqueue = UInt64.max
+    var lastEnd: UInt64 = 0
+    var samples: [TraceRing.Sample] = []
+    for thread in threads.threads {
+      // A thread's counts live only in slots the table had learned when it took the lock, and
+      // the labels were read under the same lock: every counted slot has a label.
+      for slot in 0..<Swift.min(thread.slotCapacity, labels.count) {
+        let cells = thread.cells(ofSlot: slot)
+        queueWaits[slot].add(RecorderCells.queueWait(cells))
+        reduces[slot].add(RecorderCells.reduce(cells))
+        untimed[slot] &+= RecorderCells.untimed(cells).pointee.load(ordering: .relaxed)
+      }
+      if let span = RecorderCells.span(of: thread) {
+        firstEnqueue = Swift.min(firstEnqueue, span.first)
+        lastEnd = Swift.max(lastEnd, span.last)
+      }
+      samples += RecorderCells.traceSamples(of: thread, traceCapacity: traceCapacity)
+        .filter { Int($0.slot) < labels.count }
+    }
+    var actions = 0
+    var actionCases: [ActionCaseReport] = []
+    for slot in labels.indices {
+      let reduce = reduces[slot].histogram()
+      let count = Int(reduce.totalCount) + Int(untimed[slot])
+      actions += count
+      guard count > 0 else { continue }
+      actionCases.append(
+        ActionCaseReport(
+          label: labels[slot], count: count,
+          queueWait: LatencySummary(queueWaits[slot].histogram()),
+          reduce: LatencySummary(reduce)))
+    }
+    withExtendedLifetime(arena) {}
+    if samples.count > traceCapacity {
+      // The most recent across threads: those that ended last.
+      samples.sort { $0.third < $1.third }
+      samples.removeFirst(samples.count - traceCapacity)
     }
     let effectRows = effects.indices.compactMap { slot -> EffectReport? in
       guard let statistics = effects[slot] else { return nil }
@@ -128,7 +144,7 @@ struct RecorderState {
         lifetime: LatencySummary(statistics.lifetime))
     }
     var trace: [TraceInterval] = []
-    for sample in actionTrace.ordered {
+    for sample in samples {
       let label = labels[Int(sample.slot)]
       trace.append(
         TraceInterval(
