@@ -170,6 +170,26 @@ import Testing
     #expect(!bottom.isCancelled)
   }
 
+  @Test func elementsRemovedBesideTheForEachHaveTheirEffectsCancelled() async {
+    let store = Store(initialState: Workbench.State(path: [Editor.State()])) {
+      Workbench()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+    let removedBefore = await store.send(\.path[id: 0].listen)
+    // Removed before the `forEach` runs: it sees the element gone in the same action.
+    await store.send(.clearBefore)
+    #expect(removedBefore.isCancelled)
+
+    await store.send(.path(.push(id: 1, state: Editor.State())))
+    let removedAfter = await store.send(\.path[id: 1].listen)
+    // Removed after the `forEach` ran: it sees the element gone at its next action.
+    await store.send(.clearAfter)
+    #expect(!removedAfter.isCancelled)
+    await store.send(.nothing)
+    #expect(removedAfter.isCancelled)
+  }
+
   @Test func stackMisuseIsReportedAndIgnored() async {
     let store = makeStore(Inbox.State(path: [Editor.State()]))
     await withKnownIssue {

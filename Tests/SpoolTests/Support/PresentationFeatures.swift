@@ -181,3 +181,32 @@ struct Shell: Reducer {
       }
   }
 }
+
+/// A stack whose elements a reducer combined beside the `forEach` removes: before it runs
+/// (`clearBefore`) or after it (`clearAfter`); `nothing` is any other action.
+struct Workbench: Reducer {
+  struct State: Equatable, Sendable {
+    var path = StackState<Editor.State>()
+  }
+
+  @CasePathable
+  enum Action: Equatable, Sendable {
+    case path(StackActionOf<Editor>)
+    case clearBefore
+    case clearAfter
+    case nothing
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      if action == .clearBefore { state.path.removeAll() }
+      return .none
+    }
+    EmptyReducer<State, Action>()
+      .forEach(\.path, action: \.path) { Editor() }
+    Reduce { state, action in
+      if action == .clearAfter { state.path.removeAll() }
+      return .none
+    }
+  }
+}
