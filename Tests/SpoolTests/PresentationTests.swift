@@ -119,6 +119,30 @@ import Testing
     #expect(dismissed.value == 1)
   }
 
+  @Test func aParentThatPresentsAnotherChildOnDismissalKeepsIt() async {
+    let store = Store(initialState: Redirect.State(destination: .editor(Editor.State()))) {
+      Redirect()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+    let editor = await store.send(\.destination.presented.editor.listen)
+    await store.send(.destination(.dismiss))
+    #expect(await store.state.destination == .preview(Editor.State()))
+    #expect(editor.isCancelled)
+    await store.send(.destination(.dismiss))
+    #expect(await store.state.destination == nil)
+  }
+
+  @Test func aCaseKeyPathReachesThePresentedActionWithoutPresented() async {
+    let store = makeStore()
+    await store.send(.compose(seconds: 1))
+    await store.send(\.destination.editor.tick)
+    #expect(await store.state.destination == .editor(Editor.State(ticks: 1)))
+    let path: CaseKeyPath<Inbox.Action, Editor.Action> = \.destination.editor
+    #expect(Inbox.Action.destination(.presented(.editor(.tick)))[case: path] == .tick)
+    #expect(Inbox.Action.destination(.dismiss)[case: path] == nil)
+  }
+
   // MARK: StackState and forEach
 
   @Test func pushElementActionAndPopCancelTheElementsEffects() async {

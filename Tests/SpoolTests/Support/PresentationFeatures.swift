@@ -210,3 +210,27 @@ struct Workbench: Reducer {
     }
   }
 }
+
+/// A parent that answers the dismissal of its editor by presenting a preview in its place.
+struct Redirect: Reducer {
+  struct State: Equatable, Sendable {
+    @Presents var destination: Destination.State?
+  }
+
+  @CasePathable
+  enum Action: Equatable, Sendable {
+    case destination(PresentationAction<Destination.Action>)
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      if case .destination(.dismiss) = action, case .editor? = state.destination {
+        state.destination = .preview(Editor.State())
+      }
+      return .none
+    }
+    .ifLet(\.$destination, action: \.destination) {
+      Destination()
+    }
+  }
+}
