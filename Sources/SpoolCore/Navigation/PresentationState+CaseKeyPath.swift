@@ -14,7 +14,7 @@ extension PresentationState where State: CasePathable {
   /// preview is presented reports). With nothing presented, setting a value presents it, and
   /// changing it through optional chaining does nothing.
   ///
-  /// - Parameter case: A case key path to the destination's case, such as `\.editor`.
+  /// - Parameter path: A case key path to the destination's case, such as `\.editor`.
   ///
   /// ```swift
   /// $0.$destination[case: \.editor]?.title = "Draft"

@@ -14,7 +14,7 @@ extension StackState where Element: CasePathable {
   ///
   /// - Parameters:
   ///   - id: The ID of the element.
-  ///   - case: A case key path to the element's case, such as `\.detail`.
+  ///   - path: A case key path to the element's case, such as `\.detail`.
   ///
   /// ```swift
   /// $0.path[id: 1, case: \.detail]?.title = "Draft"
