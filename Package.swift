@@ -98,6 +98,7 @@ let package = Package(
         "SpoolCore",
         "SpoolMacros",
         .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
       ]
     ),
     .target(

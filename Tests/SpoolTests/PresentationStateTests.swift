@@ -66,4 +66,40 @@ import Testing
     hashes.insert(PresentationState(wrappedValue: snapshot.subfolder))
     #expect(hashes.count == 1)
   }
+
+  @CasePathable
+  enum Screen: Equatable, Sendable {
+    case counter(Int)
+    case title(String)
+  }
+
+  @Test func aCaseOfThePresentedChildIsReadAndWritten() {
+    @Presents var screen: Screen? = .counter(1)
+    #expect($screen[case: \.counter] == 1)
+    #expect($screen[case: \.title] == nil)
+    $screen[case: \.counter]? += 1
+    #expect(screen == .counter(2))
+    $screen[case: \.counter] = nil
+    #expect(screen == nil)
+    // Nothing presented: chaining changes nothing, setting a value presents it.
+    $screen[case: \.counter]? += 1
+    #expect(screen == nil)
+    $screen[case: \.counter] = 5
+    #expect(screen == .counter(5))
+  }
+
+  @Test func changingAnotherCaseOfThePresentedChildIsReported() {
+    @Presents var screen: Screen? = .counter(1)
+    withKnownIssue {
+      $screen[case: \.title]?.append("!")
+    } matching: {
+      message(of: $0) == #"Can't modify unrelated case "counter""#
+    }
+    withKnownIssue {
+      $screen[case: \.title] = nil
+    } matching: {
+      message(of: $0) == #"Can't modify unrelated case "counter""#
+    }
+    #expect(screen == .counter(1))
+  }
 }

@@ -119,6 +119,30 @@ import Testing
     #expect(dismissed.value == 1)
   }
 
+  @Test func aParentThatPresentsAnotherChildOnDismissalKeepsIt() async {
+    let store = Store(initialState: Redirect.State(destination: .editor(Editor.State()))) {
+      Redirect()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+    let editor = await store.send(\.destination.presented.editor.listen)
+    await store.send(.destination(.dismiss))
+    #expect(await store.state.destination == .preview(Editor.State()))
+    #expect(editor.isCancelled)
+    await store.send(.destination(.dismiss))
+    #expect(await store.state.destination == nil)
+  }
+
+  @Test func aCaseKeyPathReachesThePresentedActionWithoutPresented() async {
+    let store = makeStore()
+    await store.send(.compose(seconds: 1))
+    await store.send(\.destination.editor.tick)
+    #expect(await store.state.destination == .editor(Editor.State(ticks: 1)))
+    let path: CaseKeyPath<Inbox.Action, Editor.Action> = \.destination.editor
+    #expect(Inbox.Action.destination(.presented(.editor(.tick)))[case: path] == .tick)
+    #expect(Inbox.Action.destination(.dismiss)[case: path] == nil)
+  }
+
   // MARK: StackState and forEach
 
   @Test func pushElementActionAndPopCancelTheElementsEffects() async {
@@ -168,6 +192,26 @@ import Testing
     await store.send(\.path[id: 1].closeTapped).finish()
     #expect(await store.state.path.ids == [0])
     #expect(!bottom.isCancelled)
+  }
+
+  @Test func elementsRemovedBesideTheForEachHaveTheirEffectsCancelled() async {
+    let store = Store(initialState: Workbench.State(path: [Editor.State()])) {
+      Workbench()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+    let removedBefore = await store.send(\.path[id: 0].listen)
+    // Removed before the `forEach` runs: it sees the element gone in the same action.
+    await store.send(.clearBefore)
+    #expect(removedBefore.isCancelled)
+
+    await store.send(.path(.push(id: 1, state: Editor.State())))
+    let removedAfter = await store.send(\.path[id: 1].listen)
+    // Removed after the `forEach` ran: it sees the element gone at its next action.
+    await store.send(.clearAfter)
+    #expect(!removedAfter.isCancelled)
+    await store.send(.nothing)
+    #expect(removedAfter.isCancelled)
   }
 
   @Test func stackMisuseIsReportedAndIgnored() async {

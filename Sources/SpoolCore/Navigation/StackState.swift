@@ -33,6 +33,10 @@ public struct StackState<Element> {
   @usableFromInline var elements: OrderedDictionary<StackElementID, Element>
   /// The number of the next element appended: one more than the greatest ID the stack held.
   @usableFromInline var nextGeneration: Int
+  /// The IDs the stack held when a `forEach` last ran it: the elements whose effects may be
+  /// running. Written only by that reducer, which cancels the effects of every ID here that
+  /// the stack no longer holds, whoever removed it. Not part of equality, hashing or dumps.
+  @usableFromInline var mounted: OrderedSet<StackElementID>
 
   /// An empty stack.
   ///
@@ -42,6 +46,7 @@ public struct StackState<Element> {
   public init() {
     self.elements = [:]
     self.nextGeneration = 0
+    self.mounted = []
   }
 
   /// A stack of `elements`, the first at the bottom, numbered from 0.
@@ -152,13 +157,47 @@ public struct StackState<Element> {
   }
 }
 
-extension StackState: RandomAccessCollection {
+extension StackState: RandomAccessCollection, MutableCollection {
   /// The position of the bottom element.
   public var startIndex: Int { 0 }
   /// The position after the top element.
   public var endIndex: Int { elements.count }
-  /// The element at `position`, from the bottom.
-  public subscript(position: Int) -> Element { elements.values[position] }
+  /// The element at `position`, from the bottom; setting it keeps the element's ID.
+  public subscript(position: Int) -> Element {
+    get { elements.values[position] }
+    set { elements.values[position] = newValue }
+  }
+}
+
+extension StackState: RangeReplaceableCollection {
+  /// Replaces the elements at `subrange` with `newElements`, which get new IDs, numbered in
+  /// order after any the stack has used.
+  ///
+  /// This is what `removeLast(_:)`, `removeFirst(_:)`, `insert(_:at:)` and the other
+  /// `RangeReplaceableCollection` methods call: the elements they remove end their effects
+  /// as a pop does, and the elements they add are new to the stack, as ``append(_:)``'s are.
+  ///
+  /// - Parameters:
+  ///   - subrange: The positions to replace, from the bottom.
+  ///   - newElements: The elements to put there, bottom first.
+  /// - Complexity: O(n + m), for n elements in the stack and m new ones.
+  ///
+  /// ```swift
+  /// state.path.removeLast(2)  // pops the top two elements
+  /// ```
+  public mutating func replaceSubrange(
+    _ subrange: Range<Int>, with newElements: some Collection<Element>
+  ) {
+    elements.removeSubrange(subrange)
+    var position = subrange.lowerBound
+    for element in newElements {
+      // A fresh ID: a new element must never take over the effects of a popped one.
+      _ = elements.updateValue(
+        element, forKey: StackElementID(generation: nextGeneration), insertingAt: position)
+      nextGeneration += 1
+      position += 1
+    }
+  }
 }
 
 extension StackState: ExpressibleByArrayLiteral {

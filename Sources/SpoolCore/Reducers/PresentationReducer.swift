@@ -9,8 +9,9 @@ extension Reducer {
   ///   child's state is present. One that arrives while it is `nil` is reported, naming the
   ///   action and the reducer, and ignored.
   /// - ``PresentationAction/dismiss`` runs this reducer (which still sees the child), then sets
-  ///   the child's state to `nil`. One that arrives while it is already `nil` does nothing: a
-  ///   dismissal may be queued behind the parent's own.
+  ///   the child's state to `nil`, unless this reducer presented another child meanwhile (another
+  ///   case, or another ID), which stays presented, as in TCA. One that arrives while the state
+  ///   is already `nil` does nothing: a dismissal may be queued behind the parent's own.
   /// - ``DismissEffect`` (`@Dependency(\.dismiss)`) in the child's effects sends `.dismiss`.
   /// - A child action sent to an `@ReducerCaseEphemeral` case of an `@Reducer` enum (state
   ///   that no reducer runs, such as a confirmation) runs this reducer, then dismisses the
@@ -156,6 +157,7 @@ extension Reducer {
     return _PresentChildReducer(
       parent: _PresentationDismissReducer(
         parent: self, toPresentationState: toPresentationState, toPresentationAction: toAction,
+        presentedChild: { state in childID(state).map { AnyHashableSendable($0) } },
         ephemeralChild: ephemeralChild),
       child: child,
       modifyChild: { state, body in
@@ -182,7 +184,7 @@ public typealias _PresentationReducer<Parent: Reducer, Child: Reducer> =
 
 /// Runs the parent, then carries out a ``PresentationAction/dismiss``: the parent sees the
 /// child still presented, and the operator around this reducer then finds it gone and cancels
-/// its effects. A child action sent to ephemeral state (an `@ReducerCaseEphemeral` case)
+/// its effects. A child that the parent presented in its place is left presented. A child action sent to ephemeral state (an `@ReducerCaseEphemeral` case)
 /// dismisses it the same way, after the parent, unless the parent presented another child.
 public struct _PresentationDismissReducer<
   Parent: Reducer, ChildState, ChildAction: Sendable
@@ -194,6 +196,8 @@ public struct _PresentationDismissReducer<
   let toPresentationAction: AnyCasePath<Parent.Action, PresentationAction<ChildAction>>
   /// The presented child's identity while it is ephemeral, `nil` otherwise; `nil` itself for
   /// a destination without ephemeral cases, which then pays nothing for them.
+  /// The identity of the presented child (its case and ID), `nil` while none is.
+  @usableFromInline let presentedChild: (Parent.State) -> AnyHashableSendable?
   @usableFromInline let ephemeralChild: ((Parent.State) -> AnyHashableSendable?)?
 
   @inlinable
@@ -201,8 +205,10 @@ public struct _PresentationDismissReducer<
     parent: Parent,
     toPresentationState: WritableKeyPath<Parent.State, PresentationState<ChildState>>,
     toPresentationAction: AnyCasePath<Parent.Action, PresentationAction<ChildAction>>,
+    presentedChild: @escaping (Parent.State) -> AnyHashableSendable?,
     ephemeralChild: ((Parent.State) -> AnyHashableSendable?)?
   ) {
+    self.presentedChild = presentedChild
     self.parent = parent
     self.toPresentationState = toPresentationState
     self.toPresentationAction = toPresentationAction
@@ -215,8 +221,15 @@ public struct _PresentationDismissReducer<
   ) -> Effect<Parent.Action> {
     switch toPresentationAction.extract(from: action) {
     case .dismiss?:
+      guard let before = presentedChild(state) else {
+        return parent.reduce(into: &state, action: action)
+      }
       let effect = parent.reduce(into: &state, action: action)
-      state[keyPath: toPresentationState].wrappedValue = nil
+      // A parent that answered the dismissal by presenting another child keeps it; the child
+      // being dismissed is gone all the same, and the operator around cancels its effects.
+      if presentedChild(state) == before {
+        state[keyPath: toPresentationState].wrappedValue = nil
+      }
       return effect
     case .presented?:
       guard let ephemeralChild, let before = ephemeralChild(state) else {

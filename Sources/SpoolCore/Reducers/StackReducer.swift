@@ -19,11 +19,12 @@ extension Reducer {
   ///
   /// An element's effects end with it, as with ``IdentifiedAction``'s `forEach`: when it
   /// leaves the stack (popped by an action, or removed by this reducer), every effect it
-  /// started is cancelled. Its cancellation IDs are qualified by its ``StackElementID``, so two
+  /// started is cancelled. An element that another reducer removed (one combined beside this
+  /// one) has its effects cancelled at the next action this reducer runs, as in TCA. Its cancellation IDs are qualified by its ``StackElementID``, so two
   /// elements of the same feature that both use `CancelID.load` do not cancel each other.
   ///
-  /// Cost: besides the element's reduce, an action copies the stack's `ids` (a retain) and
-  /// compares their storage after this reducer runs, as `forEach` does.
+  /// Cost: besides the element's reduce, an action copies the IDs the stack held when this
+  /// reducer last ran (a retain) and compares their storage with the stack's IDs after it runs.
   ///
   /// - Parameters:
   ///   - toStackState: A writable key path to the stack's state.
@@ -104,6 +105,12 @@ public struct _StackReducer<Parent: Reducer, Element: Reducer>: Reducer {
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
     let stackAction = toStackAction.extract(from: action)
+    // The elements whose effects may be running: those the stack held when this reducer last
+    // ran. A reducer outside this one (a sibling that runs before it, or after it in the last
+    // action) may have removed some since, and their effects must end all the same. Holding
+    // this copy (the stack holds one too) makes a removal copy the IDs' storage, so the
+    // identity check below cannot miss a change made in place.
+    let idsBefore = state[keyPath: toStackState].mounted
     var elementEffect = Effect<Parent.Action>.none
     var actedID: StackElementID?
     switch stackAction {
@@ -115,9 +122,6 @@ public struct _StackReducer<Parent: Reducer, Element: Reducer>: Reducer {
     case .popFrom?, nil:
       break
     }
-    // Held while the parent runs and pops: a removal then copies the storage, so the identity
-    // check below cannot miss a change made in place.
-    let idsBefore = state[keyPath: toStackState].ids
     let parentEffect = parent.reduce(into: &state, action: action)
     if case let .popFrom(id)? = stackAction {
       state[keyPath: toStackState].pop(from: id)
@@ -126,16 +130,16 @@ public struct _StackReducer<Parent: Reducer, Element: Reducer>: Reducer {
     if _ForEachReducer<Parent, StackElementID, Element>.isIdentical(idsBefore, idsAfter) {
       return elementEffect.merge(with: parentEffect)
     }
+    state[keyPath: toStackState].mounted = idsAfter
     // Elements left the stack: cancel their effects. The effect of an element that acted and
     // left in the same action is dropped rather than started (its cancellation, carried out
     // as the store receives the effect, would come before its tasks exist).
     var effects: [Effect<Parent.Action>] = [parentEffect]
-    var actedWasRemoved = false
     for id in idsBefore where !idsAfter.contains(id) {
-      if id == actedID { actedWasRemoved = true }
       effects.append(.cancel(id: presence(of: id)))
     }
-    if effects.count == 1 { return elementEffect.merge(with: parentEffect) }
+    let actedWasRemoved = actedID.map { !idsAfter.contains($0) } ?? false
+    if effects.count == 1 && !actedWasRemoved { return elementEffect.merge(with: parentEffect) }
     if !actedWasRemoved { effects.insert(elementEffect, at: 0) }
     return .merge(effects)
   }

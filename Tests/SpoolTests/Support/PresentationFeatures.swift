@@ -181,3 +181,56 @@ struct Shell: Reducer {
       }
   }
 }
+
+/// A stack whose elements a reducer combined beside the `forEach` removes: before it runs
+/// (`clearBefore`) or after it (`clearAfter`); `nothing` is any other action.
+struct Workbench: Reducer {
+  struct State: Equatable, Sendable {
+    var path = StackState<Editor.State>()
+  }
+
+  @CasePathable
+  enum Action: Equatable, Sendable {
+    case path(StackActionOf<Editor>)
+    case clearBefore
+    case clearAfter
+    case nothing
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      if action == .clearBefore { state.path.removeAll() }
+      return .none
+    }
+    EmptyReducer<State, Action>()
+      .forEach(\.path, action: \.path) { Editor() }
+    Reduce { state, action in
+      if action == .clearAfter { state.path.removeAll() }
+      return .none
+    }
+  }
+}
+
+/// A parent that answers the dismissal of its editor by presenting a preview in its place.
+struct Redirect: Reducer {
+  struct State: Equatable, Sendable {
+    @Presents var destination: Destination.State?
+  }
+
+  @CasePathable
+  enum Action: Equatable, Sendable {
+    case destination(PresentationAction<Destination.Action>)
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      if case .destination(.dismiss) = action, case .editor? = state.destination {
+        state.destination = .preview(Editor.State())
+      }
+      return .none
+    }
+    .ifLet(\.$destination, action: \.destination) {
+      Destination()
+    }
+  }
+}
