@@ -38,8 +38,9 @@ extension PresentationAction: CasePathable, CasePathIterable {
       )
     }
 
-    /// The case path of a case of the presented action, through ``PresentationAction/presented(_:)``:
-    /// `\.destination.editor` is `\.destination.presented.editor`, as in TCA.
+    /// The case path of a case of the presented action, through
+    /// ``PresentationAction/presented(_:)``: `\.destination.editor` is
+    /// `\.destination.presented.editor`, as in TCA.
     ///
     /// ```swift
     /// await store.send(\.destination.editor.saveTapped)

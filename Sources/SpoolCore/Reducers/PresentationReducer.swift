@@ -184,8 +184,9 @@ public typealias _PresentationReducer<Parent: Reducer, Child: Reducer> =
 
 /// Runs the parent, then carries out a ``PresentationAction/dismiss``: the parent sees the
 /// child still presented, and the operator around this reducer then finds it gone and cancels
-/// its effects. A child that the parent presented in its place is left presented. A child action sent to ephemeral state (an `@ReducerCaseEphemeral` case)
-/// dismisses it the same way, after the parent, unless the parent presented another child.
+/// its effects. A child that the parent presented in its place is left presented. A child
+/// action sent to ephemeral state (an `@ReducerCaseEphemeral` case) dismisses it the same way,
+/// after the parent, unless the parent presented another child.
 public struct _PresentationDismissReducer<
   Parent: Reducer, ChildState, ChildAction: Sendable
 >: Reducer {

@@ -20,8 +20,9 @@ extension Reducer {
   /// An element's effects end with it, as with ``IdentifiedAction``'s `forEach`: when it
   /// leaves the stack (popped by an action, or removed by this reducer), every effect it
   /// started is cancelled. An element that another reducer removed (one combined beside this
-  /// one) has its effects cancelled at the next action this reducer runs, as in TCA. Its cancellation IDs are qualified by its ``StackElementID``, so two
-  /// elements of the same feature that both use `CancelID.load` do not cancel each other.
+  /// one) has its effects cancelled at the next action this reducer runs, as in TCA. Its
+  /// cancellation IDs are qualified by its ``StackElementID``, so two elements of the same
+  /// feature that both use `CancelID.load` do not cancel each other.
   ///
   /// Cost: besides the element's reduce, an action copies the IDs the stack held when this
   /// reducer last ran (a retain) and compares their storage with the stack's IDs after it runs.
