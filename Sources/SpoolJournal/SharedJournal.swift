@@ -123,7 +123,8 @@ public final class SharedJournal<
     var opening = SharedJournalOpening()
     opening.removedTemporaries = JournalFiles.removeTemporaries(of: path)
     let segments = try JournalFiles.indices(of: path)
-    let writer = JournalWriter(path: path, engine: engine)
+    let writer = JournalWriter(
+      path: path, engine: engine, reservation: .forFiles(of: configuration.maxFileBytes))
     let core = SharedJournalCore(
       for: Action.self, configuration: configuration, writer: writer,
       runID: UInt64.random(in: 1...UInt64.max), firstSegment: (segments.last ?? -1) + 1)
