@@ -27,7 +27,7 @@ static const int required_opcodes[] = {
   IORING_OP_NOP, IORING_OP_OPENAT, IORING_OP_CLOSE, IORING_OP_READ, IORING_OP_WRITE,
   IORING_OP_FSYNC, IORING_OP_STATX, IORING_OP_ACCEPT, IORING_OP_CONNECT, IORING_OP_RECV,
   IORING_OP_SEND, IORING_OP_TIMEOUT, IORING_OP_ASYNC_CANCEL, IORING_OP_RENAMEAT,
-  IORING_OP_UNLINKAT,
+  IORING_OP_UNLINKAT, IORING_OP_FALLOCATE,
 };
 
 cspool_ring *cspool_ring_create(unsigned sq_entries, unsigned cq_entries, int *error) {
@@ -169,6 +169,14 @@ int cspool_prep_fdatasync(cspool_ring *ring, int fd, uint64_t user_data) {
   return 0;
 }
 
+int cspool_prep_fallocate(cspool_ring *ring, int fd, int mode, uint64_t offset,
+                          uint64_t length, uint64_t user_data) {
+  CSPOOL_GET_SQE(ring, sqe);
+  io_uring_prep_fallocate(sqe, fd, mode, (off_t)offset, (off_t)length);
+  io_uring_sqe_set_data64(sqe, user_data);
+  return 0;
+}
+
 int cspool_prep_statx(cspool_ring *ring, int fd, const char *path, void *statx_buffer,
                       uint64_t user_data) {
   CSPOOL_GET_SQE(ring, sqe);
@@ -257,6 +265,10 @@ int cspool_statx_blocking(int fd, const char *path, void *statx_buffer) {
   int result = statx(path[0] == '\0' ? fd : AT_FDCWD, path, flags, STATX_BASIC_STATS,
                      (struct statx *)statx_buffer);
   return result < 0 ? -errno : 0;
+}
+
+int cspool_fallocate_blocking(int fd, int mode, uint64_t offset, uint64_t length) {
+  return fallocate(fd, mode, (off_t)offset, (off_t)length) < 0 ? -errno : 0;
 }
 
 cspool_file_status cspool_statx_decode(const void *statx_buffer) {

@@ -74,7 +74,9 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
     self.lock = lock
     self.path = path
     self.next = next
-    writer = JournalWriter(path: path, engine: engine)
+    writer = JournalWriter(
+      path: path, engine: engine,
+      reservation: .forFiles(of: configuration.maxFileBytes))
     core = Mutex(
       JournalRecorderCore(
         for: Action.self, configuration: configuration, writer: writer,

@@ -13,6 +13,11 @@ import Synchronization
 /// creation per chunk, never per action); the drainer appends each chunk to its file with one
 /// `write` through SpoolIO (io_uring, or the thread fallback), opening the next file when a
 /// chunk belongs to it.
+///
+/// Space is reserved ahead of the writes (``JournalSpaceReservation``): a chunk that would end
+/// past the reserved end first reserves up to the next multiple of the step, with
+/// `fallocate(FALLOC_FL_KEEP_SIZE)`, so that a full disk fails the reservation, before any byte
+/// of the chunk is written, rather than the write partway through a record.
 final class JournalWriter: Sendable {
   /// The open file the drainer appends to.
   struct Cursor: Sendable {
@@ -22,10 +27,16 @@ final class JournalWriter: Sendable {
     var bytesWritten = 0
     /// Bytes written to the open file.
     var fileBytes = 0
+    /// Where the space reserved for the open file ends (never below `fileBytes` while
+    /// reserving works).
+    var reservedEnd = 0
+    /// Whether the file system reserves space; `false` after it said it cannot, from then on.
+    var canReserve = true
   }
 
   let path: String
   let engine: IOEngine
+  let reservation: JournalSpaceReservation
   private let state = Mutex(JournalWriterStateMachine<CheckedContinuation<Void, Never>>())
   // touched only by the drainer while it runs (the state machine allows one), and by `finish`
   // after the drainer stopped; the mutex orders the hand-overs
@@ -34,9 +45,10 @@ final class JournalWriter: Sendable {
   /// Hands the recorder's partly filled chunk to ``submit(_:)``; set once by the recorder.
   private let collector = Mutex<(@Sendable () -> Void)?>(nil)
 
-  init(path: String, engine: IOEngine) {
+  init(path: String, engine: IOEngine, reservation: JournalSpaceReservation = .none) {
     self.path = path
     self.engine = engine
+    self.reservation = reservation
   }
 
   /// Sets what the drainer calls to collect the chunk the recorder is filling, before a sync
@@ -123,6 +135,7 @@ final class JournalWriter: Sendable {
           try? await file.close()
           throw error
         }
+        await releaseReservation(of: file, cursor: cursor)
         try await file.close()
       }
       let path = JournalFormat.filePath(self.path, index: chunk.fileIndex)
@@ -133,6 +146,7 @@ final class JournalWriter: Sendable {
       try JournalFileReading.requireRegular(try await file.status().kind, path: path)
       cursor.index = chunk.fileIndex
       cursor.fileBytes = 0
+      cursor.reservedEnd = 0
       cursor.filesOpened += 1
       if chunk.fileIndex == 0 { await removeStaleFiles() }
       try await JournalFiles.syncFolder(of: self.path, engine: engine)
@@ -140,10 +154,51 @@ final class JournalWriter: Sendable {
     guard let file = cursor.file else {
       preconditionFailure("Internal inconsistency: a journal chunk without an open file")
     }
+    try await reserve(upTo: cursor.fileBytes + chunk.count, in: file, cursor: &cursor)
     // Where the file ends: what was written to it so far (files are written from empty).
     try await file.write(chunk.buffer, count: chunk.count, at: UInt64(cursor.fileBytes))
     cursor.fileBytes += chunk.count
     cursor.bytesWritten += chunk.count
+  }
+
+  /// Reserves the open file's space through byte `end`, when it is not reserved yet: up to
+  /// the next step (``JournalSpaceReservation/end(for:)``), or, when the disk has no room for
+  /// that, exactly through `end`. `FALLOC_FL_KEEP_SIZE` leaves the file's size where the
+  /// writes put it, so a crash leaves no reserved zeros inside the file for a reader to take
+  /// for records.
+  ///
+  /// - Throws: The `IOError` of `fallocate` (`ENOSPC` when not even `end` fits): nothing of the
+  ///   chunk is written then, and the file ends after its last whole chunk. A file system that
+  ///   cannot reserve (`EOPNOTSUPP`, `ENOSYS`, or `EINVAL` for a mode it does not take) is
+  ///   written without reservations from then on, silently.
+  private func reserve(upTo end: Int, in file: IOFile, cursor: inout Cursor) async throws {
+    guard reservation.step > 0, cursor.canReserve, end > cursor.reservedEnd else { return }
+    let start = max(cursor.reservedEnd, cursor.fileBytes)
+    var target = reservation.end(for: end)
+    while true {
+      do {
+        try await file.allocateSpace(
+          .keepSize, offset: UInt64(start), length: UInt64(target - start))
+        cursor.reservedEnd = target
+        return
+      } catch let error as IOError where JournalSpaceReservation.isUnsupported(error.errno) {
+        cursor.canReserve = false
+        return
+      } catch let error as IOError where error.errno == ENOSPC && target > end {
+        // No room for a whole step: the last bytes the disk has may still hold this chunk.
+        target = end
+      }
+    }
+  }
+
+  /// Releases the space reserved past the end of `file`, which is written for the last time
+  /// (rotation, finish). Best effort: what stays reserved is at most one step, and a file
+  /// system may keep blocks past a file's end that only a truncation releases (ext4 does).
+  private func releaseReservation(of file: IOFile, cursor: Cursor) async {
+    guard cursor.canReserve, cursor.reservedEnd > cursor.fileBytes else { return }
+    try? await file.allocateSpace(
+      [.keepSize, .punchHole], offset: UInt64(cursor.fileBytes),
+      length: UInt64(cursor.reservedEnd - cursor.fileBytes))
   }
 
   /// Throws ``JournalError/Code/notARegularFile`` when something other than a regular
@@ -232,11 +287,18 @@ final class JournalWriter: Sendable {
     let (failure, dropped) = state.withLock { ($0.failure, $0.droppedBytes) }
     if let failure {
       // The file is closed whatever the failure; it ends after the bytes the disk took.
+      if let file = current.file { await releaseReservation(of: file, cursor: current) }
       try? await current.file?.close()
       throw failure
     }
     if let file = current.file {
-      try await file.sync()
+      do {
+        try await file.sync()
+      } catch {
+        try? await file.close()
+        throw error
+      }
+      await releaseReservation(of: file, cursor: current)
       try await file.close()
     }
     return (current.filesOpened, current.bytesWritten, dropped)

@@ -25,7 +25,7 @@ import Synchronization
 /// Wire it into a registry as a ``JournalDirectory``: ``makeStore(for:initialState:recovered:reducer:)``
 /// as `makeStore`, ``evict(_:finalState:)`` in `onEvict` (a snapshot of the store, synced);
 /// call ``compact()`` now and then to remove the segments no store needs, and ``close()`` at
-/// the end.
+/// the end. ``load(_:)`` reads one store's records for inspection or a replay.
 ///
 /// ```swift
 /// let journal = try await SharedJournal<Cart.ID, Cart.State, Cart.Action>.open(
@@ -123,7 +123,8 @@ public final class SharedJournal<
     var opening = SharedJournalOpening()
     opening.removedTemporaries = JournalFiles.removeTemporaries(of: path)
     let segments = try JournalFiles.indices(of: path)
-    let writer = JournalWriter(path: path, engine: engine)
+    let writer = JournalWriter(
+      path: path, engine: engine, reservation: .forFiles(of: configuration.maxFileBytes))
     let core = SharedJournalCore(
       for: Action.self, configuration: configuration, writer: writer,
       runID: UInt64.random(in: 1...UInt64.max), firstSegment: (segments.last ?? -1) + 1)
@@ -225,7 +226,7 @@ public final class SharedJournal<
   }
 
   /// The key of `id`, checked.
-  private func checkedKey(_ id: ID) throws(JournalError) -> String {
+  func checkedKey(_ id: ID) throws(JournalError) -> String {
     let name = key(id)
     let count = name.utf8.count
     guard count > 0, count <= Self.maxKeyBytes else {
@@ -338,150 +339,27 @@ public final class SharedJournal<
   private func recover<R: Reducer<State, Action>>(
     extents: [SharedExtent], name: String, initialState: State, _ reducer: R
   ) async throws(JournalError) -> SharedJournalRecovery<State> {
-    let expectedKey = Array(name.utf8)
-    let read = JournalActionEncoding.reader(for: Action.self)
     var recovery = SharedJournalRecovery(state: initialState)
-    var start = 0
-    while start < extents.count {
-      // The extents of one segment, read in runs of adjacent records.
-      var end = start + 1
-      while end < extents.count, extents[end].segment == extents[start].segment { end += 1 }
-      let file = JournalFormat.filePath(path, index: Int(extents[start].segment))
-      do {
-        try await readRecords(
-          extents[start..<end], file: file, key: expectedKey, name: name, read: read,
-          reducer: reducer, into: &recovery)
-      } catch {
-        throw Self.journalError(error, file: file)
+    recovery.bytesRead = try await readStore(extents: extents, name: name, withTimes: false) {
+      record in
+      switch record {
+      case .snapshot(let state, let checksum):
+        recovery.state = state
+        recovery.startedFromSnapshot = true
+        recovery.snapshotChecksum = checksum
+        recovery.actions = 0
+      case .action(let action, _):
+        _ = reducer.reduce(into: &recovery.state, action: action)
+        recovery.actions += 1
+        recovery.snapshotChecksum = nil
       }
-      start = end
     }
-    if let last = extents.last {
-      let file = JournalFormat.filePath(path, index: Int(last.segment))
-      if last.isSnapshot, let checksum = recovery.snapshotChecksum {
-        recovery.verification = .verified(checksum: checksum)
-      } else {
-        recovery.verification = .unverified(
-          JournalError(
-            file: file, offset: Int(last.offset),
-            problem: .noStateChecksum(
-              "store \(name)'s records end with an action, not a snapshot (not evicted)")))
-      }
+    if let checksum = recovery.snapshotChecksum {
+      recovery.verification = .verified(checksum: checksum)
     } else {
-      recovery.verification = .unverified(
-        JournalError(
-          file: path, offset: 0,
-          problem: .noStateChecksum("store \(name) has no record: its initial state")))
+      recovery.verification = .unverified(unverifiable(extents: extents, name: name))
     }
     return recovery
-  }
-
-  /// Reads the records at `extents`, all in `file`, and applies them to `recovery`.
-  private func readRecords<R: Reducer<State, Action>>(
-    _ extents: ArraySlice<SharedExtent>, file: String, key: [UInt8], name: String,
-    read: JournalActionEncoding.Read<Action>?, reducer: R,
-    into recovery: inout SharedJournalRecovery<State>
-  ) async throws {
-    let status = try await FileOperations.status(file, engine: engine)
-    try JournalFileReading.requireRegular(status.kind, path: file)
-    let handle = try await IOFile.open(file, on: engine)
-    do {
-      try await handle.readRuns(of: extents, store: name) { run, bytes, from in
-        recovery.bytesRead += bytes.count
-        for extent in run {
-          try apply(
-            extent, in: bytes, base: from, file: file, key: key, name: name, read: read,
-            reducer: reducer, into: &recovery)
-        }
-      }
-      try await handle.close()
-    } catch {
-      try? await handle.close()
-      throw error
-    }
-  }
-
-  /// Checks the record at `extent` (whose bytes are in `bytes`, which start at byte `base` of
-  /// `file`) and applies it: a snapshot's state, or an action reduced into the state.
-  private func apply<R: Reducer<State, Action>>(
-    _ extent: SharedExtent, in bytes: [UInt8], base: Int, file: String, key: [UInt8],
-    name: String, read: JournalActionEncoding.Read<Action>?, reducer: R,
-    into recovery: inout SharedJournalRecovery<State>
-  ) throws(JournalError) {
-    let offset = Int(extent.offset)
-    let local = offset - base
-    let recordBytes = Array(bytes[local..<(local + extent.length)])
-    let parser = JournalFileParser(
-      file: file, bytes: recordBytes, version: JournalFormat.sharedVersion)
-    func wrong(_ detail: String) -> JournalError {
-      JournalError(
-        file: file, offset: offset,
-        problem: .corruptIndex("the index names a record of store \(name) here: \(detail)"))
-    }
-    let parsed: (JournalFileParser.Record, next: Int)?
-    do {
-      parsed = try parser.record(at: 0)
-    } catch {
-      // The record's own problem, at its place in the segment.
-      throw JournalError(file: file, offset: offset + error.offset, problem: error.problem)
-    }
-    guard let (record, after) = parsed, after == recordBytes.count,
-      case .keyed(let isSnapshot, let payload, _) = record
-    else { throw wrong("it is not one record of a store") }
-    guard isSnapshot == extent.isSnapshot else {
-      throw wrong(isSnapshot ? "it is a snapshot, not an action" : "it is an action, not a snapshot")
-    }
-    guard let (recordKey, body) = SharedJournalIndexFile.key(in: payload, parser: parser),
-      recordKey.elementsEqual(key)
-    else { throw wrong("it names another store") }
-    if isSnapshot {
-      guard let checksum = parser.fixed(UInt64.self, at: body) else {
-        throw JournalError(
-          file: file, offset: offset, problem: .corruptRecord("a malformed snapshot record"))
-      }
-      let state: State
-      do {
-        state = try JournalValueDecoder.decode(
-          State.self, from: Array(recordBytes[(body + 8)...]))
-      } catch {
-        throw JournalError(file: file, offset: offset, problem: .undecodableState("\(error)"))
-      }
-      let replayed: UInt64
-      do {
-        replayed = try StateChecksum.of(state)
-      } catch {
-        throw JournalError(file: file, offset: offset, problem: .undecodableState("\(error)"))
-      }
-      guard replayed == checksum else {
-        throw JournalError(
-          file: file, offset: offset,
-          problem: .stateMismatch(recorded: checksum, replayed: replayed))
-      }
-      recovery.state = state
-      recovery.startedFromSnapshot = true
-      recovery.snapshotChecksum = checksum
-      recovery.actions = 0
-      return
-    }
-    guard let (_, actionStart) = parser.varint(at: body, limit: payload.endIndex) else {
-      throw JournalError(
-        file: file, offset: offset, problem: .corruptRecord("a malformed enqueue time"))
-    }
-    let action: Action
-    do {
-      action =
-        if let read {
-          try JournalRecordReader.read(read, from: recordBytes, in: actionStart..<payload.endIndex)
-        } else {
-          try JournalValueDecoder.decode(
-            Action.self, from: Array(recordBytes[actionStart..<payload.endIndex]))
-        }
-    } catch {
-      throw JournalError(file: file, offset: offset, problem: .undecodableAction("\(error)"))
-    }
-    _ = reducer.reduce(into: &recovery.state, action: action)
-    recovery.actions += 1
-    recovery.snapshotChecksum = nil
   }
 
   /// Writes `finalState`, the final state of `id`'s evicted store, as a snapshot record, and

@@ -70,6 +70,10 @@ int cspool_prep_write(cspool_ring *ring, int fd, const void *buffer, uint32_t co
 int cspool_prep_fsync(cspool_ring *ring, int fd, uint64_t user_data);
 /// `fdatasync` on the ring: IORING_OP_FSYNC with IORING_FSYNC_DATASYNC.
 int cspool_prep_fdatasync(cspool_ring *ring, int fd, uint64_t user_data);
+/// `fallocate(fd, mode, offset, length)` on the ring: IORING_OP_FALLOCATE. `mode` takes
+/// Linux's FALLOC_FL_* bits (see `cspool_falloc_keep_size`).
+int cspool_prep_fallocate(cspool_ring *ring, int fd, int mode, uint64_t offset,
+                          uint64_t length, uint64_t user_data);
 /// `path` may be "" with `fd` set to stat an open descriptor (AT_EMPTY_PATH).
 /// `statx_buffer` must hold `cspool_statx_size()` bytes.
 int cspool_prep_statx(cspool_ring *ring, int fd, const char *path, void *statx_buffer,
@@ -113,6 +117,9 @@ void cspool_set_current_thread_name(const char *name);
 unsigned cspool_statx_size(void);
 /// Blocking `statx`, for the thread backend; returns 0 or a negated errno.
 int cspool_statx_blocking(int fd, const char *path, void *statx_buffer);
+/// Blocking `fallocate` (a GNU extension SwiftGlibc lacks), for the thread backend; returns 0
+/// or a negated errno.
+int cspool_fallocate_blocking(int fd, int mode, uint64_t offset, uint64_t length);
 /// Reads the fields Spool reports out of a filled `statx` buffer.
 cspool_file_status cspool_statx_decode(const void *statx_buffer);
 

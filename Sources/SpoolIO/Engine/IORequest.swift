@@ -10,6 +10,8 @@ enum IORequest {
   case fsync(fd: Int32)
   /// `fdatasync`: the data, and the metadata needed to read it back (the size), not the rest.
   case fdatasync(fd: Int32)
+  /// `fallocate`: `mode` holds Linux's `FALLOC_FL_*` bits (``IOFile/SpaceMode``).
+  case fallocate(fd: Int32, mode: Int32, offset: UInt64, length: UInt64)
   /// `path` empty: the descriptor itself.
   case stat(fd: Int32, path: IOBuffer, result: IOBuffer)
   case rename(from: IOBuffer, to: IOBuffer)
@@ -31,6 +33,7 @@ enum IORequest {
     case .write: "write"
     case .fsync: "fsync"
     case .fdatasync: "fdatasync"
+    case .fallocate: "fallocate"
     case .stat: "stat"
     case .rename: "rename"
     case .unlink: "unlink"

@@ -538,6 +538,8 @@ private final class RingLoop: @unchecked Sendable {
       return cspool_prep_fsync(ring, fd, userData)
     case .fdatasync(let fd):
       return cspool_prep_fdatasync(ring, fd, userData)
+    case .fallocate(let fd, let mode, let offset, let length):
+      return cspool_prep_fallocate(ring, fd, mode, offset, length, userData)
     case .stat(let fd, let path, let result):
       return cspool_prep_statx(ring, fd, path.cString, result.pointer, userData)
     case .rename(let from, let to):

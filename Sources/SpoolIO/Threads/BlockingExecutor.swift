@@ -9,8 +9,8 @@ import CSpoolURing
 ///
 /// Requests that may wait indefinitely use non-blocking calls and wait in `poll` on both their
 /// descriptor and `cancelFD`, so a cancellation (a write to `cancelFD`) ends them with
-/// `-ECANCELED`. The others (open, read, write, fsync, stat, rename, unlink) are blocking
-/// calls that a FIFO, a terminal or a network file system can hold indefinitely: a
+/// `-ECANCELED`. The others (open, read, write, fsync, fallocate, stat, rename, unlink) are
+/// blocking calls that a FIFO, a terminal or a network file system can hold indefinitely: a
 /// cancellation also interrupts them with a signal (``WorkerInterruption``), and an `EINTR`
 /// with `cancelFD` written ends them with `-ECANCELED`, while any other `EINTR` makes the call
 /// again. Results follow the kernel's convention: a value, or `-errno`.
@@ -62,6 +62,13 @@ struct BlockingExecutor {
     case .fdatasync(let fd):
       return interruptible {
         syscalls.call("fdatasync", retryOnInterrupt: false) { fdatasync(fd) }
+      }
+    case .fallocate(let fd, let mode, let offset, let length):
+      return interruptible {
+        Int(
+          syscalls.uring("fallocate", retryOnInterrupt: false) {
+            cspool_fallocate_blocking(fd, mode, offset, length)
+          })
       }
     case .stat(let fd, let path, let statx):
       return interruptible {

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+import SpoolCore
+
+extension IOFile {
+  /// What ``allocateSpace(_:offset:length:)`` does with a byte range: Linux's `FALLOC_FL_*`
+  /// bits of `fallocate(2)`, whose values are part of the kernel's ABI (`<linux/falloc.h>`,
+  /// which SwiftGlibc does not import).
+  package struct SpaceMode: OptionSet, Sendable, Hashable {
+    package let rawValue: Int32
+
+    package init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Allocates the range without changing the file's size (`FALLOC_FL_KEEP_SIZE`): blocks
+    /// past the end are reserved, and the file still ends where it ended.
+    package static let keepSize = SpaceMode(rawValue: 0x01)
+    /// Releases the range's blocks (`FALLOC_FL_PUNCH_HOLE`); needs ``keepSize``.
+    package static let punchHole = SpaceMode(rawValue: 0x02)
+  }
+
+  /// Allocates (or, with ``SpaceMode/punchHole``, releases) the disk space of `length` bytes
+  /// at `offset`: `fallocate(2)`, on io_uring `IORING_OP_FALLOCATE`. The file must be open
+  /// for writing.
+  ///
+  /// A file system that cannot do it fails with `EOPNOTSUPP` (and a descriptor that is not a
+  /// regular file with `ENODEV` or `ESPIPE`); a full disk with `ENOSPC`. With
+  /// ``SpaceMode/keepSize``, neither the file's size nor its bytes change, whatever happens.
+  package func allocateSpace(_ mode: SpaceMode, offset: UInt64, length: UInt64) async throws {
+    _ = try await engine.run(
+      .fallocate(fd: descriptor, mode: mode.rawValue, offset: offset, length: length),
+      target: .path(path))
+  }
+}

@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Spool
+import Synchronization
+@testable import SpoolIO
+@testable import SpoolJournal
+import Testing
+
+extension SpoolJournalTests {
+  /// The writer reserves disk space ahead of its writes (`fallocate` with
+  /// `FALLOC_FL_KEEP_SIZE`), on real files, on both backends.
+  @Suite struct JournalSpaceReservationTests {
+    /// The file's size and its allocated bytes (`st_blocks` counts 512-byte units).
+    static func sizes(_ path: String) -> (size: Int, allocated: Int) {
+      var status = stat()
+      guard stat(path, &status) == 0 else { return (-1, -1) }
+      return (Int(status.st_size), Int(status.st_blocks) * 512)
+    }
+
+    /// Records `count` `.add` actions in batches of 1,000 and flushes after each batch;
+    /// returns the error of the first flush that failed, if any, and how many were flushed.
+    static func record(
+      _ count: Int, into store: Store<Ledger.State, Ledger.Action>,
+      recorder: JournalRecorder<Ledger.Action>
+    ) async -> (flushed: Int, enqueued: Int, failure: (any Error)?) {
+      var enqueued = 0
+      var flushed = 0
+      while enqueued < count {
+        for _ in 0..<1_000 {
+          store.enqueue(.add(enqueued))
+          enqueued += 1
+        }
+        await store.finish()
+        do {
+          try await recorder.flush()
+          flushed = enqueued
+        } catch {
+          return (flushed, enqueued, error)
+        }
+      }
+      return (flushed, enqueued, nil)
+    }
+
+    static func expectInOrder(_ actions: [Ledger.Action]) {
+      for (index, action) in actions.enumerated() where action != .add(index) {
+        Issue.record("action \(index) is \(action)")
+        return
+      }
+    }
+
+    /// A recorder stopped without `finish` (as by a crash): the file's size is what was
+    /// written, past which space is reserved; no reserved zeros are inside the file, so it
+    /// loads every action written, cut off after a whole record.
+    @Test(arguments: allBackends)
+    func aStopWithoutFinishLeavesNoZeroTail(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let path = directory.file("stopped")
+        let recorder = try ActionJournal<Ledger.Action>.recording(
+          to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
+        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+        let (flushed, _, failure) = await Self.record(20_000, into: store, recorder: recorder)
+        #expect(failure == nil, "\(String(describing: failure))")
+
+        let file = "\(path).0.journal"
+        let (size, allocated) = Self.sizes(file)
+        #expect(size > 0 && size < JournalSpaceReservation.defaultStep)
+        #expect(
+          allocated >= JournalSpaceReservation.defaultStep,
+          "reserved ahead: \(allocated) bytes allocated for \(size)")
+        let bytes = try await JournalFileReading.read(file, engine: engine)
+        #expect(bytes.count == size)
+        #expect(bytes.suffix(8) != [UInt8](repeating: 0, count: 8), "no zero tail")
+
+        let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
+        #expect(contents.actions.count == flushed)
+        Self.expectInOrder(contents.actions)
+        let why = contents.unverifiable
+        #expect(why?.code == .cutOff, "\(String(describing: why))")
+        #expect(why?.description.contains("after a whole record") == true)
+        try await recorder.finish(finalState: await store.state)
+      }
+    }
+
+    /// A file system without `fallocate` (`EOPNOTSUPP`, injected): the journal is written
+    /// with plain writes, silently, after one attempt, and replays verified.
+    @Test(arguments: allBackends)
+    func withoutFallocateTheJournalIsWrittenPlainly(
+      backend: IOBackend.Preference
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let attempts = Atomic<Int>(0)
+      try await withEngine(
+        backend,
+        faults: { call in
+          guard call == "fallocate" else { return nil }
+          attempts.add(1, ordering: .relaxed)
+          return .error(EOPNOTSUPP)
+        }
+      ) { engine in
+        let path = directory.file("plain")
+        let recorder = try ActionJournal<Ledger.Action>.recording(
+          to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
+        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+        let (_, enqueued, failure) = await Self.record(20_000, into: store, recorder: recorder)
+        #expect(failure == nil, "\(String(describing: failure))")
+        let summary = try await recorder.finish(finalState: await store.state)
+        #expect(summary.actions == enqueued)
+        #expect(attempts.load(ordering: .relaxed) == 1)
+        #expect(Self.sizes("\(path).0.journal").allocated < JournalSpaceReservation.defaultStep)
+
+        let replay = Store(initialState: Ledger.State()) { Ledger().discardingEffects() }
+        let result = try await ActionJournal<Ledger.Action>(path: path, engine: engine)
+          .replay(into: replay)
+        #expect(result.actions == enqueued)
+        guard case .verified = result.verification else {
+          Issue.record("not verified: \(result.verification)")
+          return
+        }
+      }
+    }
+
+    /// The reservation's arithmetic: whole steps, within the file size limit, never short of
+    /// the bytes to write.
+    @Test func reservationsEndAtWholeStepsWithinTheFileLimit() {
+      let reservation = JournalSpaceReservation.forFiles(of: 64 << 20)
+      #expect(reservation.step == 1 << 20)
+      #expect(reservation.end(for: 1) == 1 << 20)
+      #expect(reservation.end(for: 1 << 20) == 1 << 20)
+      #expect(reservation.end(for: (1 << 20) + 1) == 2 << 20)
+      let small = JournalSpaceReservation.forFiles(of: 192 << 10)
+      #expect(small.step == 192 << 10)
+      #expect(small.end(for: 100) == 192 << 10)
+      #expect(small.end(for: (192 << 10) + 30) == (192 << 10) + 30, "a record past the limit")
+      #expect(JournalSpaceReservation.none.end(for: 5) == 5)
+    }
+  }
+
+  /// A disk that fills while a journal reserves space ahead: a real 1 MiB tmpfs.
+  @Suite(.enabled(if: SmallTmpfs.canMount, "mounting a tmpfs is not permitted here"))
+  struct JournalSpaceReservationFullDiskTests {
+    /// The full disk is met by the reservation, before any byte of the chunk that does not
+    /// fit is written: `flush()` and `finish` throw `ENOSPC` naming `fallocate` and the file,
+    /// and the file ends after a whole record (no torn record), holding every action flushed.
+    @Test(arguments: allBackends)
+    func aFullDiskFailsTheReservationNotARecord(backend: IOBackend.Preference) async throws {
+      guard let disk = SmallTmpfs() else {
+        Issue.record("the tmpfs could not be mounted")
+        return
+      }
+      defer { disk.remove() }
+      try await withEngine(backend) { engine in
+        let path = disk.file("full")
+        let recorder = try ActionJournal<Ledger.Action>.recording(
+          to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
+        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+        // 1 MiB holds fewer than 200,000 records of over 16 bytes: the disk fills first.
+        let (flushed, enqueued, failure) = await JournalSpaceReservationTests.record(
+          200_000, into: store, recorder: recorder)
+        let error = failure as? IOError
+        #expect(error?.errno == ENOSPC, "\(String(describing: failure))")
+        #expect(error?.operation == "fallocate", "\(String(describing: failure))")
+        #expect("\(String(describing: error))".contains("\(path).0.journal"))
+        await #expect(throws: IOError.self) {
+          try await recorder.finish(finalState: await store.state)
+        }
+
+        let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
+        #expect(contents.actions.count >= flushed)
+        #expect(contents.actions.count < enqueued)
+        JournalSpaceReservationTests.expectInOrder(contents.actions)
+        let why = contents.unverifiable?.description ?? ""
+        #expect(why.contains("cut off: the file ends after a whole record"), "\(why)")
+      }
+    }
+  }
+}

@@ -1,0 +1,152 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Spool
+@testable import SpoolIO
+@testable import SpoolJournal
+import Testing
+
+extension SpoolJournalTests {
+  /// `SharedJournal.load(_:)` and `SharedJournalContents.replay(into:pace:)`: one store's
+  /// records read from a shared journal of many, on real files.
+  @Suite struct SharedJournalLoadTests {
+    typealias Journal = SharedJournal<Int, Ledger.State, Ledger.Action>
+    typealias Shared = SharedJournalTests
+
+    /// 10 stores interleaved over many segments. A live store loads its 60 actions in order,
+    /// with enqueue times, reading a small share of the journal, while it records and again
+    /// after a reopen (the same times); its replay reaches its state, unverified. An evicted
+    /// store loads its snapshot alone and replays verified; a store made again after its
+    /// eviction loads the snapshot and the actions after it. A store with no record loads
+    /// nothing.
+    @Test func aStoreLoadsAndReplaysItsOwnRecords() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let path = directory.file("shared")
+      let journal = try await Journal.open(path: path, configuration: Shared.small)
+      let stores = try await Shared.recordInterleaved(journal, stores: 0..<10, rounds: 0..<30)
+      let expected7 = Shared.expected(store: 7, rounds: 0..<30)
+
+      // Live, while it records: what it recorded is written first, then read.
+      let live = try await journal.load(7)
+      #expect(live.key == "7")
+      #expect(live.startState == nil)
+      #expect(live.actions == (0..<30).flatMap { Shared.actions(store: 7, round: $0) })
+      #expect(live.enqueueTimes.count == 60)
+      #expect(live.enqueueTimes.allSatisfy { $0 > 0 })
+      #expect(zip(live.enqueueTimes, live.enqueueTimes.dropFirst()).allSatisfy { $0 <= $1 })
+      #expect(live.segments > 1)
+      #expect(live.unverifiable?.code == .noStateChecksum)
+      let replay = Store(initialState: Ledger.State()) { Ledger().discardingEffects() }
+      let result = try await live.replay(into: replay)
+      #expect(result.actions == 60)
+      #expect(await replay.state == expected7)
+      guard case .unverified(let why) = result.verification else {
+        Issue.record("verified without a snapshot")
+        return
+      }
+      #expect(why.code == .noStateChecksum)
+
+      for id in 0..<2 {
+        #expect(try await journal.evict(id, finalState: await stores[id]!.state))
+      }
+      let again = try await journal.makeStore(
+        for: 0, initialState: Ledger.State(), reducer: { Ledger() })
+      for round in 30..<35 {
+        for action in Shared.actions(store: 0, round: round) { await again.send(action) }
+      }
+      let summary = try await journal.close()
+
+      let reopened = try await Journal.open(path: path, configuration: Shared.small)
+      var total = 0
+      for segment in 0..<summary.segments {
+        total += fileBytes(directory.file("shared.\(segment).journal")).count
+      }
+      let loaded = try await reopened.load(7)
+      #expect(loaded.actions == live.actions)
+      #expect(loaded.enqueueTimes == live.enqueueTimes)
+      #expect(
+        loaded.bytesRead > 0 && loaded.bytesRead < total / 5, "\(loaded.bytesRead) of \(total)")
+
+      // Evicted: its snapshot alone, verified by a replay from it.
+      let expected1 = Shared.expected(store: 1, rounds: 0..<30)
+      let evicted = try await reopened.load(1)
+      #expect(evicted.startState == expected1)
+      #expect(evicted.startChecksum == (try StateChecksum.of(expected1)))
+      #expect(evicted.actions.isEmpty)
+      #expect(evicted.unverifiable == nil)
+      #expect(evicted.bytesRead > (try Shared.snapshotRecordSize(expected1, key: "1")))
+      let fromSnapshot = Store(initialState: evicted.startState!) { Ledger().discardingEffects() }
+      let verified = try await evicted.replay(into: fromSnapshot)
+      #expect(verified.verification == .verified(checksum: try StateChecksum.of(expected1)))
+      // A store not made from the snapshot's state does not verify.
+      let wrong = Store(initialState: Ledger.State()) { Ledger().discardingEffects() }
+      do {
+        try await evicted.replay(into: wrong)
+        Issue.record("a replay from the wrong state verified")
+      } catch let error as JournalError {
+        #expect(error.code == .stateMismatch)
+        #expect(error.file.hasPrefix("\(path)."))
+      }
+
+      // Evicted, then made again: the snapshot, then the actions after it.
+      let remade = try await reopened.load(0)
+      #expect(remade.startState == Shared.expected(store: 0, rounds: 0..<30))
+      #expect(remade.actions == (30..<35).flatMap { Shared.actions(store: 0, round: $0) })
+      let continued = Store(initialState: remade.startState!) { Ledger().discardingEffects() }
+      try await remade.replay(into: continued)
+      #expect(await continued.state == Shared.expected(store: 0, rounds: 0..<35))
+
+      // No record at all.
+      let unknown = try await reopened.load(99)
+      #expect(unknown.startState == nil && unknown.actions.isEmpty && unknown.bytesRead == 0)
+      #expect(unknown.unverifiable?.code == .noStateChecksum)
+      try await reopened.close()
+    }
+
+    /// A damaged record of one store: loading that store names the segment and the record's
+    /// byte; loading another store never reads it and succeeds.
+    @Test func anotherStoresDamagedRecordIsNotRead() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let path = directory.file("shared")
+      let journal = try await Journal.open(path: path, configuration: Shared.small)
+      _ = try await Shared.recordInterleaved(journal, stores: 0..<4, rounds: 0..<10)
+      try await journal.close()
+
+      let reopened = try await Journal.open(path: path, configuration: Shared.small)
+      let slot = try #require(reopened.sink.core.withLock { $0.slots["2"] })
+      let first = try #require(reopened.sink.core.withLock { $0.stores[slot].extents.first })
+      let segmentPath = directory.file("shared.\(first.segment).journal")
+      var segment = fileBytes(segmentPath)
+      segment[Int(first.offset) + first.length - 1] ^= 0xFF
+      writeFileBytes(segmentPath, segment)
+      do {
+        _ = try await reopened.load(2)
+        Issue.record("loaded a damaged record")
+      } catch {
+        #expect(error.code == .corruptRecord)
+        #expect(error.file == segmentPath)
+        #expect(error.offset == Int(first.offset))
+      }
+      let other = try await reopened.load(1)
+      #expect(other.actions == (0..<10).flatMap { Shared.actions(store: 1, round: $0) })
+      try await reopened.close()
+    }
+
+    /// A key the journal cannot hold is refused, naming it.
+    @Test func anEmptyKeyIsRefused() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let journal = try await SharedJournal<String, Ledger.State, Ledger.Action>.open(
+        path: directory.file("shared"), configuration: Shared.small)
+      do {
+        _ = try await journal.load("")
+        Issue.record("loaded an empty key")
+      } catch {
+        #expect(error.code == .invalidKey)
+      }
+      try await journal.close()
+    }
+  }
+}
