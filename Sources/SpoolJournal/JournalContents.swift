@@ -72,12 +72,7 @@ public struct JournalContents<Action: Codable & Sendable>: Sendable {
   ) async throws -> JournalReplayResult {
     let clock = ContinuousClock()
     let start = clock.now
-    switch pace {
-    case .fullSpeed:
-      for action in actions { store.enqueue(action) }
-    case .recorded(let pacing):
-      try await enqueuePaced(into: store, clock: pacing)
-    }
+    try await pace.enqueue(actions, enqueueTimes: enqueueTimes, into: store)
     await store.finish()
     return try await verify(store, actions: actions.count, elapsed: clock.now - start)
   }
@@ -101,21 +96,5 @@ public struct JournalContents<Action: Codable & Sendable>: Sendable {
       result.verification = .verified(checksum: recorded)
     }
     return result
-  }
-
-  private func enqueuePaced<State: Sendable, C: Clock<Duration>>(
-    into store: Store<State, Action>, clock: C
-  ) async throws {
-    guard let first = enqueueTimes.first else { return }
-    let start = clock.now
-    for (action, time) in zip(actions, enqueueTimes) {
-      // Times are not monotonic across producers; an earlier time is due at once.
-      let offset = time >= first ? time - first : 0
-      let deadline = start.advanced(by: .nanoseconds(Int64(clamping: offset)))
-      if clock.now < deadline {
-        try await clock.sleep(until: deadline, tolerance: nil)
-      }
-      store.enqueue(action)
-    }
   }
 }

@@ -307,12 +307,7 @@ public struct SharedJournalContents<State: Sendable, Action: Codable & Sendable>
   ) async throws -> JournalReplayResult where State: Codable {
     let clock = ContinuousClock()
     let start = clock.now
-    switch pace {
-    case .fullSpeed:
-      for action in actions { store.enqueue(action) }
-    case .recorded(let pacing):
-      try await enqueuePaced(into: store, clock: pacing)
-    }
+    try await pace.enqueue(actions, enqueueTimes: enqueueTimes, into: store)
     await store.finish()
     let elapsed = clock.now - start
     let verification: JournalVerification
@@ -333,21 +328,5 @@ public struct SharedJournalContents<State: Sendable, Action: Codable & Sendable>
     }
     return JournalReplayResult(
       actions: actions.count, files: segments, elapsed: elapsed, verification: verification)
-  }
-
-  private func enqueuePaced<C: Clock<Duration>>(
-    into store: Store<State, Action>, clock: C
-  ) async throws {
-    guard let first = enqueueTimes.first else { return }
-    let start = clock.now
-    for (action, time) in zip(actions, enqueueTimes) {
-      // Times are not monotonic across producers; an earlier time is due at once.
-      let offset = time >= first ? time - first : 0
-      let deadline = start.advanced(by: .nanoseconds(Int64(clamping: offset)))
-      if clock.now < deadline {
-        try await clock.sleep(until: deadline, tolerance: nil)
-      }
-      store.enqueue(action)
-    }
   }
 }
