@@ -1,3 +1,4 @@
+import CSpoolTime
 import Testing
 
 @testable import SpoolCore
@@ -68,6 +69,25 @@ import Testing
       #expect(next >= previous)
       if next < previous { break }
       previous = next
+    }
+  }
+
+  /// `SpoolTime.now()` reads the calibration from C words: they hold what `CounterClock`
+  /// measured, and a reading through them lies between two through the Swift calibration.
+  @Test func readsThroughThePublishedCalibration() {
+    let clock = CounterClock.shared
+    let published = cspool_counter_clock_published()
+    #expect(published.state == (clock.isEnabled ? 1 : 2))
+    guard clock.isEnabled else { return }
+    #expect(published.base_ticks == clock.baseTicks)
+    #expect(published.base_nanoseconds == clock.baseNanoseconds)
+    #expect(published.scale == clock.scale)
+    for _ in 0..<1_000 {
+      let before = clock.nanoseconds(ticks: cspool_ticks())
+      let reading = cspool_counter_nanoseconds()
+      let after = clock.nanoseconds(ticks: cspool_ticks())
+      #expect(before <= reading && reading <= after)
+      if reading < before || reading > after { break }
     }
   }
 

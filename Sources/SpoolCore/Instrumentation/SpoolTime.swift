@@ -34,6 +34,17 @@ public enum SpoolTime {
   /// The current time in nanoseconds.
   @inlinable
   public static func now() -> UInt64 {
+    // The calibration as C words (`cspool_counter_clock`): reading them costs no check of
+    // a lazy global, which cost about as much as the counter read itself.
+    let counted = cspool_counter_nanoseconds()
+    if _fastPath(counted != 0) { return counted }
+    return nowWithoutPublishedCounter()
+  }
+
+  /// ``now()`` before the counter's calibration is published (its first reading calibrates),
+  /// or where the counter is not the clock.
+  @usableFromInline
+  static func nowWithoutPublishedCounter() -> UInt64 {
     let counter = CounterClock.shared
     if counter.isEnabled {
       return counter.nanoseconds(ticks: cspool_ticks())
@@ -80,8 +91,15 @@ struct CounterClock: Sendable {
   /// Nanoseconds per tick, times 2³².
   @usableFromInline let scale: UInt64
 
+  /// The calibration, made on first use and published to `cspool_counter_clock` for
+  /// ``SpoolTime/now()``.
   @usableFromInline
-  static let shared = CounterClock.calibrated()
+  static let shared: CounterClock = {
+    let clock = CounterClock.calibrated()
+    cspool_counter_clock_publish(
+      clock.baseTicks, clock.baseNanoseconds, clock.scale, clock.isEnabled ? 1 : 0)
+    return clock
+  }()
 
   static let disabled = CounterClock(
     isEnabled: false, baseTicks: 0, baseNanoseconds: 0, scale: 0)

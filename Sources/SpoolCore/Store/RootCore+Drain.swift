@@ -119,7 +119,7 @@ extension RootCore {
         let effect: Effect<Action>
         if queued.enqueuedAt == 0 {
           effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
-          instrumentation.actionCounted(queued.action)
+          countUntimed(queued.action)
         } else {
           let start = SpoolTime.now()
           effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)

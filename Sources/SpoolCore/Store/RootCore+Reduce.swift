@@ -37,27 +37,41 @@ extension RootCore {
   @inlinable @inline(__always)
   func reduceTimed(_ action: Action, enqueuedAt: UInt64) -> Effect<Action> {
     assertConsumerLockHeld()
-    guard let instrumentation else {
-      return reducer.reduce(into: &statePointer.pointee, action: action)
-    }
+    // Sampling implies an instrumentation; the untimed path reads it only when the store's
+    // own cells do not count the action (binding it costs a retain and a release).
     if _slowPath(sampleInterval != 1) && enqueuedAt == 0 && !reduceIsTimed() {
       let effect = reducer.reduce(into: &statePointer.pointee, action: action)
-      instrumentation.actionCounted(action)
+      countUntimed(action)
       return effect
+    }
+    // Called through `instrumentation?.`, never bound to a local: a binding is a copy of the
+    // reference, a retain and a release per action.
+    guard instrumentation != nil else {
+      return reducer.reduce(into: &statePointer.pointee, action: action)
     }
     guard timesReduces else {
       let effect = reducer.reduce(into: &statePointer.pointee, action: action)
       let time = enqueuedAt == 0 ? SpoolTime.now() : enqueuedAt
-      instrumentation.actionReduced(action, enqueuedAt: time, startedAt: time, endedAt: time)
+      instrumentation?.actionReduced(action, enqueuedAt: time, startedAt: time, endedAt: time)
       return effect
     }
     let start = SpoolTime.now()
     let effect = reducer.reduce(into: &statePointer.pointee, action: action)
-    instrumentation.actionReduced(
+    instrumentation?.actionReduced(
       action, enqueuedAt: enqueuedAt == 0 ? start : enqueuedAt, startedAt: start,
       endedAt: SpoolTime.now()
     )
     return effect
+  }
+
+  /// Counts an action the store reduced without timing it: in the store's own cells when it
+  /// has them and they count its case, through the instrumentation otherwise. With the
+  /// consumer lock held.
+  @inlinable @inline(__always)
+  func countUntimed(_ action: Action) {
+    assertConsumerLockHeld()
+    if let caseCounts, caseCounts._withUnsafeGuaranteedRef({ $0.count(action) }) { return }
+    instrumentation?.actionCounted(action)
   }
 
   /// Whether the holder of the consumer lock times the action it reduces next, with

@@ -59,7 +59,7 @@ where R.State: Sendable {
   // themselves; every other stored property (`isolation`, `effectExecutor`, `instrumentation`,
   // `dependencies`, `reducesOnCaller`, `timesReduces`, `sampleInterval`) is a `let` of a
   // Sendable type. `sampleCountdown` is read and written only by the holder of the consumer
-  // lock, as the state is.
+  // lock, as the state is. `caseCounts` is a `let` whose cells only the holder writes.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
@@ -170,6 +170,13 @@ where R.State: Sendable {
   /// touched by its holder, never re-entrantly.
   @exclusivity(unchecked) @usableFromInline var sampleCountdown: UInt32 = 1
 
+  /// The store's own counts of the actions it does not time, when its instrumentation samples
+  /// and keeps them per store (``StoreCaseCountingInstrumentation``); `nil` otherwise.
+  /// Retained once by `init` and released by `deinit`: the hot path reads it through
+  /// `_withUnsafeGuaranteedRef`, which retains nothing (a strong reference cost a retain and
+  /// a release per counted action).
+  @usableFromInline let caseCounts: Unmanaged<StoreCaseCounts>?
+
   @usableFromInline
   init(
     initialState: State,
@@ -201,8 +208,14 @@ where R.State: Sendable {
     self.instrumentation = instrumentation
     let timesReduces = instrumentation?.timesReduces ?? false
     self.timesReduces = timesReduces
-    self.sampleInterval =
+    let sampleInterval =
       timesReduces ? UInt32(clamping: max(1, instrumentation?.timingSampling.interval ?? 1)) : 1
+    self.sampleInterval = sampleInterval
+    self.caseCounts =
+      sampleInterval > 1
+      ? (instrumentation as? any StoreCaseCountingInstrumentation)?.makeStoreCaseCounts().map {
+        Unmanaged.passRetained($0)
+      } : nil
   }
 
   /// Installs the specialized drain step and lets the queue start drains. Called from the
@@ -400,6 +413,7 @@ where R.State: Sendable {
   deinit {
     // The memory is the queue's, freed with it.
     statePointer.deinitialize(count: 1)
+    caseCounts?.release()
   }
 
   /// The root `Store` was deinitialized: nobody can send to this store any more.

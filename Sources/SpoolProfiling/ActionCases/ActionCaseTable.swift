@@ -1,3 +1,5 @@
+import SpoolCore
+
 /// Maps actions to small integer slots, one per action case, computing each case's label once.
 ///
 /// The label of a case is its name; a case whose payload is itself an enum is flattened into a
@@ -84,6 +86,28 @@ package struct ActionCaseTable {
     guard tag >= 0, tag < nodes[0].entries.count, case .leaf(let slot) = nodes[0].entries[tag]
     else { return nil }
     return slot
+  }
+
+  /// Per top-level tag, the slot of that case when it is a leaf, or `nil` when its payload is
+  /// an enum the table descends into; learns every top-level case it had not seen. A type
+  /// that is not an enum the table reads has one tag, 0, whose slot is 0.
+  package mutating func learnTopLevelLeafSlots() -> [Int?] {
+    guard !nodes.isEmpty else { return [0] }
+    return nodes[0].entries.indices.map { tag in
+      if case .unknown = nodes[0].entries[tag] {
+        nodes[0].entries[tag] = learn(tag: tag, in: 0)
+      }
+      if case .leaf(let slot) = nodes[0].entries[tag] { return slot }
+      return nil
+    }
+  }
+
+  /// The action type's metadata and its `getEnumTag` witness, for a reader of top-level tags
+  /// outside the table (``StoreCaseCounts``); `nil` for a type that is not an enum the table
+  /// reads, or that has one case.
+  package var topLevelTagWitness: (metadata: UnsafeRawPointer, witness: StoreCaseCounts.ReadTag)? {
+    guard let layout = nodes.first?.layout, layout.caseCount > 1 else { return nil }
+    return (layout.metadata, layout.getEnumTag)
   }
 
   /// The slot of `action`'s case; a convenience for tests and cold paths.

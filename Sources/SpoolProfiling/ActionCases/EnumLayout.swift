@@ -26,7 +26,7 @@
 /// initializer refuses anything that is not a 64-bit enum with enum witnesses, and callers then
 /// fall back to one label per type.
 struct EnumLayout {
-  private typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
+  typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
   private typealias ProjectEnumData = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer)
     -> Void
 
@@ -83,6 +83,9 @@ struct EnumLayout {
   func tag(at value: UnsafeRawPointer) -> Int {
     Int(getEnumTagWitness(value, metadata))
   }
+
+  /// The `getEnumTag` witness itself, for a reader that keeps it (``StoreCaseCounts``).
+  var getEnumTag: GetEnumTag { getEnumTagWitness }
 
   /// Turns the enum value at `value` into its payload, in place (clears the tag bits).
   ///

@@ -10,9 +10,11 @@ import Synchronization
 /// `traceCapacity` actions for the trace view. Memory depends on the number of distinct cases
 /// (about 75 KB each) and on `traceCapacity`, never on the number of actions.
 ///
-/// Budget per action: one lock, a case lookup that reads the enum tag through the value witness
-/// table and never formats a string, two histogram records, one ring write; no allocation once
-/// a case has been seen (`spool bench instrumentation` shows what it costs a store).
+/// Budget per timed action: no lock (each thread records into cells of its own), a case lookup
+/// that reads the enum tag through the value witness table and never formats a string, two
+/// histogram records, one ring write; no allocation once a case has been seen. Sampled, a
+/// store counts the actions it does not time in cells of its own, without calling the
+/// recorder (`spool bench instrumentation` shows what each mode costs a store).
 ///
 /// One recorder may observe several stores of the same action type; their figures add up.
 ///
@@ -92,8 +94,8 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   public func actionReduced(
     _ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
   ) {
-    withUnsafeBytes(of: action) { bytes in
-      let (slot, cells) = threadSlot(of: Self.address(bytes))
+    withUnsafePointer(to: action) { pointer in
+      let (slot, cells) = threadSlot(of: ActionAddress(UnsafeRawPointer(pointer)))
       RecorderCells.record(
         into: cells, slot: slot, enqueuedAt: enqueuedAt, startedAt: startedAt,
         endedAt: endedAt, traceCapacity: traceCapacity)
@@ -107,8 +109,8 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   /// recorder.actionCounted(.tap)
   /// ```
   public func actionCounted(_ action: Action) {
-    withUnsafeBytes(of: action) { bytes in
-      let (slot, cells) = threadSlot(of: Self.address(bytes))
+    withUnsafePointer(to: action) { pointer in
+      let (slot, cells) = threadSlot(of: ActionAddress(UnsafeRawPointer(pointer)))
       RecorderCells.count(into: cells, slot: slot)
     }
   }
@@ -129,8 +131,8 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   /// recorder.effectStarted(by: .load, at: 200)
   /// ```
   public func effectStarted(by action: Action, at time: UInt64) {
-    withUnsafeBytes(of: action) { bytes in
-      let value = Self.address(bytes)
+    withUnsafePointer(to: action) { pointer in
+      let value = ActionAddress(UnsafeRawPointer(pointer))
       state.withLock { $0.effectStarted(byValueAt: value, at: time) }
     }
   }
@@ -143,8 +145,8 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   public func effectEnded(
     by action: Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome
   ) {
-    withUnsafeBytes(of: action) { bytes in
-      let value = Self.address(bytes)
+    withUnsafePointer(to: action) { pointer in
+      let value = ActionAddress(UnsafeRawPointer(pointer))
       state.withLock {
         $0.effectEnded(
           byValueAt: value, startedAt: startedAt, endedAt: endedAt, outcome: outcome)
@@ -172,12 +174,24 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
     }
     return recording
   }
+}
 
-  /// The address of an action's bytes; a zero-sized action has none, and any aligned address
-  /// does (its enum witnesses read nothing).
-  @inline(__always)
-  private static func address(_ bytes: UnsafeRawBufferPointer) -> ActionAddress {
-    ActionAddress(
-      bytes.baseAddress ?? UnsafeRawPointer(bitPattern: MemoryLayout<Action>.alignment)!)
+extension LatencyRecorder: StoreCaseCountingInstrumentation {
+  /// Cells for a store's untimed actions, when the recorder samples: the store counts them
+  /// itself, and ``recording(signposter:)`` adds them up with the threads' counts.
+  package func makeStoreCaseCounts() -> StoreCaseCounts? {
+    guard timingSampling.interval > 1 else { return nil }
+    return state.withLock { state in
+      let made = state.addStoreCounts()
+      let counts = StoreCaseCounts(
+        caseCount: made.caseCount, isCounted: made.flags, readTag: made.readTag, owner: self,
+        id: made.id)
+      state.attachStoreCounts(id: made.id, cells: counts.countCells)
+      return counts
+    }
+  }
+
+  package func retireStoreCaseCounts(id: Int) {
+    state.withLock { $0.retireStoreCounts(id: id) }
   }
 }
