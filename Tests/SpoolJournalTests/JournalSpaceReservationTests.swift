@@ -244,40 +244,37 @@ extension SpoolJournalTests {
   }
 
   /// A disk that fills while a journal reserves space ahead: a real 1 MiB tmpfs.
-  @Suite(.enabled(if: SmallTmpfs.canMount, "mounting a tmpfs is not permitted here"))
+  @Suite(.needsSmallTmpfs)
   struct JournalSpaceReservationFullDiskTests {
     /// The full disk is met by the reservation, before any byte of the chunk that does not
     /// fit is written: `flush()` and `finish` throw `ENOSPC` naming `fallocate` and the file,
     /// and the file ends after a whole record (no torn record), holding every action flushed.
     @Test(arguments: allBackends)
     func aFullDiskFailsTheReservationNotARecord(backend: IOBackend.Preference) async throws {
-      guard let disk = SmallTmpfs() else {
-        Issue.record("the tmpfs could not be mounted")
-        return
-      }
-      defer { disk.remove() }
-      try await withEngine(backend) { engine in
-        let path = disk.file("full")
-        let recorder = try ActionJournal<Ledger.Action>.recording(
-          to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
-        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
-        // 1 MiB holds fewer than 200,000 records of over 16 bytes: the disk fills first.
-        let (flushed, enqueued, failure) = await JournalSpaceReservationTests.record(
-          200_000, into: store, recorder: recorder)
-        let error = failure as? IOError
-        #expect(error?.errno == ENOSPC, "\(String(describing: failure))")
-        #expect(error?.operation == "fallocate", "\(String(describing: failure))")
-        #expect("\(String(describing: error))".contains("\(path).0.journal"))
-        await #expect(throws: IOError.self) {
-          try await recorder.finish(finalState: await store.state)
-        }
+      try await SmallTmpfs.with { disk in
+        try await withEngine(backend) { engine in
+          let path = disk.file("full")
+          let recorder = try ActionJournal<Ledger.Action>.recording(
+            to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
+          let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+          // 1 MiB holds fewer than 200,000 records of over 16 bytes: the disk fills first.
+          let (flushed, enqueued, failure) = await JournalSpaceReservationTests.record(
+            200_000, into: store, recorder: recorder)
+          let error = failure as? IOError
+          #expect(error?.errno == ENOSPC, "\(String(describing: failure))")
+          #expect(error?.operation == "fallocate", "\(String(describing: failure))")
+          #expect("\(String(describing: error))".contains("\(path).0.journal"))
+          await #expect(throws: IOError.self) {
+            try await recorder.finish(finalState: await store.state)
+          }
 
-        let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
-        #expect(contents.actions.count >= flushed)
-        #expect(contents.actions.count < enqueued)
-        JournalSpaceReservationTests.expectInOrder(contents.actions)
-        let why = contents.unverifiable?.description ?? ""
-        #expect(why.contains("cut off: the file ends after a whole record"), "\(why)")
+          let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
+          #expect(contents.actions.count >= flushed)
+          #expect(contents.actions.count < enqueued)
+          JournalSpaceReservationTests.expectInOrder(contents.actions)
+          let why = contents.unverifiable?.description ?? ""
+          #expect(why.contains("cut off: the file ends after a whole record"), "\(why)")
+        }
       }
     }
   }
