@@ -20,7 +20,19 @@
 
 struct cspool_ring {
   struct io_uring ring;
+  // Whether the kernel has IORING_OP_FTRUNCATE (Linux 6.9); probed once, at creation.
+  int has_ftruncate;
 };
+
+// IORING_OP_FTRUNCATE's number in the kernel's ABI: liburing's headers before 2.6 (Debian 12
+// ships 2.3) do not name it, and an enum constant cannot be tested with #ifdef. The opcode is
+// optional: a ring without it runs every other operation, and SpoolIO truncates on threads.
+#define CSPOOL_IORING_OP_FTRUNCATE 55
+#if defined(IO_URING_VERSION_MAJOR) && defined(IO_URING_VERSION_MINOR)
+#if IO_URING_VERSION_MAJOR > 2 || (IO_URING_VERSION_MAJOR == 2 && IO_URING_VERSION_MINOR >= 6)
+_Static_assert(IORING_OP_FTRUNCATE == CSPOOL_IORING_OP_FTRUNCATE, "IORING_OP_FTRUNCATE moved");
+#endif
+#endif
 
 // Every opcode SpoolIO prepares; a kernel missing one of them gets the thread backend.
 static const int required_opcodes[] = {
@@ -64,6 +76,8 @@ cspool_ring *cspool_ring_create(unsigned sq_entries, unsigned cq_entries, int *e
   for (size_t i = 0; supported && i < sizeof(required_opcodes) / sizeof(int); i++) {
     supported = io_uring_opcode_supported(probe, required_opcodes[i]);
   }
+  ring->has_ftruncate =
+      supported && io_uring_opcode_supported(probe, CSPOOL_IORING_OP_FTRUNCATE);
   if (probe != NULL) io_uring_free_probe(probe);
   if (!supported) {
     io_uring_queue_exit(&ring->ring);
@@ -78,6 +92,8 @@ void cspool_ring_destroy(cspool_ring *ring) {
   io_uring_queue_exit(&ring->ring);
   free(ring);
 }
+
+int cspool_ring_supports_ftruncate(const cspool_ring *ring) { return ring->has_ftruncate; }
 
 unsigned cspool_ring_sq_entries(const cspool_ring *ring) { return ring->ring.sq.ring_entries; }
 unsigned cspool_ring_cq_entries(const cspool_ring *ring) { return ring->ring.cq.ring_entries; }
@@ -173,6 +189,15 @@ int cspool_prep_fallocate(cspool_ring *ring, int fd, int mode, uint64_t offset,
                           uint64_t length, uint64_t user_data) {
   CSPOOL_GET_SQE(ring, sqe);
   io_uring_prep_fallocate(sqe, fd, mode, (off_t)offset, (off_t)length);
+  io_uring_sqe_set_data64(sqe, user_data);
+  return 0;
+}
+
+int cspool_prep_ftruncate(cspool_ring *ring, int fd, uint64_t length, uint64_t user_data) {
+  CSPOOL_GET_SQE(ring, sqe);
+  // As liburing 2.6's io_uring_prep_ftruncate: the length travels in `off`, and every other
+  // field the kernel checks (addr, len, rw_flags, buf_index, splice_fd_in, addr3) is zero.
+  io_uring_prep_rw(CSPOOL_IORING_OP_FTRUNCATE, sqe, fd, NULL, 0, length);
   io_uring_sqe_set_data64(sqe, user_data);
   return 0;
 }

@@ -17,7 +17,9 @@ import Synchronization
 /// Space is reserved ahead of the writes (``JournalSpaceReservation``): a chunk that would end
 /// past the reserved end first reserves up to the next multiple of the step, with
 /// `fallocate(FALLOC_FL_KEEP_SIZE)`, so that a full disk fails the reservation, before any byte
-/// of the chunk is written, rather than the write partway through a record.
+/// of the chunk is written, rather than the write partway through a record. A file written for
+/// the last time (rotated, finished) is truncated to its size, which releases what it did not
+/// use of the reservation.
 final class JournalWriter: Sendable {
   /// The open file the drainer appends to.
   struct Cursor: Sendable {
@@ -132,6 +134,7 @@ final class JournalWriter: Sendable {
         do {
           try await file.syncData()
         } catch {
+          await releaseReservation(of: file, cursor: cursor, afterFailure: true)
           try? await file.close()
           throw error
         }
@@ -192,13 +195,25 @@ final class JournalWriter: Sendable {
   }
 
   /// Releases the space reserved past the end of `file`, which is written for the last time
-  /// (rotation, finish). Best effort: what stays reserved is at most one step, and a file
-  /// system may keep blocks past a file's end that only a truncation releases (ext4 does).
-  private func releaseReservation(of file: IOFile, cursor: Cursor) async {
+  /// (rotation, finish), by truncating it to its size: a truncation frees the blocks past a
+  /// file's end, also on a file system that keeps them through a hole punched there (ext4).
+  ///
+  /// The size is what was written, except `afterFailure`: a write that failed may have left a
+  /// prefix of its chunk past `cursor.fileBytes`, whose whole records a reader still loads, so
+  /// the size is taken from the file and no byte the disk took is cut.
+  ///
+  /// Best effort: the file's bytes are synced, or failed, by then; a truncation that fails
+  /// leaves at most one step reserved, released when the file is removed.
+  private func releaseReservation(
+    of file: IOFile, cursor: Cursor, afterFailure: Bool = false
+  ) async {
     guard cursor.canReserve, cursor.reservedEnd > cursor.fileBytes else { return }
-    try? await file.allocateSpace(
-      [.keepSize, .punchHole], offset: UInt64(cursor.fileBytes),
-      length: UInt64(cursor.reservedEnd - cursor.fileBytes))
+    var size = UInt64(cursor.fileBytes)
+    if afterFailure {
+      guard let status = try? await file.status() else { return }
+      size = status.size
+    }
+    try? await file.truncate(to: size)
   }
 
   /// Throws ``JournalError/Code/notARegularFile`` when something other than a regular
@@ -287,7 +302,9 @@ final class JournalWriter: Sendable {
     let (failure, dropped) = state.withLock { ($0.failure, $0.droppedBytes) }
     if let failure {
       // The file is closed whatever the failure; it ends after the bytes the disk took.
-      if let file = current.file { await releaseReservation(of: file, cursor: current) }
+      if let file = current.file {
+        await releaseReservation(of: file, cursor: current, afterFailure: true)
+      }
       try? await current.file?.close()
       throw failure
     }
@@ -295,6 +312,7 @@ final class JournalWriter: Sendable {
       do {
         try await file.sync()
       } catch {
+        await releaseReservation(of: file, cursor: current, afterFailure: true)
         try? await file.close()
         throw error
       }

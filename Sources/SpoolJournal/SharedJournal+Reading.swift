@@ -29,13 +29,20 @@ extension SharedJournal {
   /// A store of `id` may be recording meanwhile: what it recorded before the call is written
   /// first (not synced), then read; what it records after is not in the contents.
   ///
+  /// Once a write of the journal has failed (a full disk, `EIO`), the journal writes nothing
+  /// more, and every `load` of it throws that failure: the records the journal took after the
+  /// last successful write never reached the disk, so no read could return what the store
+  /// recorded. Close the journal and open it again to read what the disk holds: every store's
+  /// records up to the last whole one written.
+  ///
   /// - Parameter id: The store's ID.
   /// - Returns: The store's records. A store with no record has none, and the contents
   ///   start from its initial state.
   /// - Throws: ``JournalError``: a record that is damaged or not the one the index names
   ///   (``JournalError/Code/corruptIndex``); a snapshot whose state does not decode or does
   ///   not match its checksum; an action that does not decode; an invalid key; an I/O
-  ///   failure, including the write of what the store recorded before the call.
+  ///   failure, including a failed write of the journal (``JournalError/Code/io``, naming the
+  ///   segment the disk refused).
   ///
   /// ```swift
   /// let contents = try await journal.load(42)
@@ -53,7 +60,7 @@ extension SharedJournal {
     do {
       try await sink.flush()
     } catch {
-      throw Self.journalError(error, file: path)
+      throw Self.journalError(error, file: (error as? IOError)?.target.path ?? path)
     }
     while true {
       let (extents, epoch) = sink.core.withLock { ($0.stores[slot].extents, $0.layoutEpoch) }

@@ -58,44 +58,39 @@ extension SpoolJournalTests {
 
     /// A full disk (a real 1 MiB tmpfs): `waitUntilDurable()` throws ENOSPC, and every action
     /// it acknowledged before loads back.
-    @Test(
-      .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs is not permitted here"),
-      arguments: allBackends)
+    @Test(.needsSmallTmpfs, arguments: allBackends)
     func aFullDiskLosesNothingAcknowledged(backend: IOBackend.Preference) async throws {
-      guard let disk = SmallTmpfs() else {
-        Issue.record("the tmpfs could not be mounted")
-        return
-      }
-      defer { disk.remove() }
-      try await withEngine(backend) { engine in
-        let path = disk.file("full")
-        let recorder = try ActionJournal<Ledger.Action>.recording(
-          to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
-        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
-        var acknowledged = 0
-        var sent = 0
-        var failure: (any Error)?
-        while sent < 200_000 {
-          for _ in 0..<500 {
-            store.enqueue(.add(sent))
-            sent += 1
+      try await SmallTmpfs.with { disk in
+        try await withEngine(backend) { engine in
+          let path = disk.file("full")
+          let recorder = try ActionJournal<Ledger.Action>.recording(
+            to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
+          let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+          var acknowledged = 0
+          var sent = 0
+          var failure: (any Error)?
+          while sent < 200_000 {
+            for _ in 0..<500 {
+              store.enqueue(.add(sent))
+              sent += 1
+            }
+            await store.finish()
+            do {
+              try await recorder.waitUntilDurable()
+              acknowledged = sent
+            } catch {
+              failure = error
+              break
+            }
           }
-          await store.finish()
-          do {
-            try await recorder.waitUntilDurable()
-            acknowledged = sent
-          } catch {
-            failure = error
-            break
-          }
+          #expect((failure as? IOError)?.errno == ENOSPC, "\(String(describing: failure))")
+          await #expect(throws: IOError.self) { try await recorder.finish() }
+          let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
+          #expect(contents.actions.count >= acknowledged)
+          #expect(contents.actions.prefix(acknowledged) == ArraySlice((0..<acknowledged).map {
+            Ledger.Action.add($0)
+          }))
         }
-        #expect((failure as? IOError)?.errno == ENOSPC, "\(String(describing: failure))")
-        await #expect(throws: IOError.self) { try await recorder.finish() }
-        let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
-        #expect(contents.actions.count >= acknowledged)
-        #expect(contents.actions.prefix(acknowledged) == ArraySlice((0..<acknowledged).map {
-          Ledger.Action.add($0)
-        }))
       }
     }
 

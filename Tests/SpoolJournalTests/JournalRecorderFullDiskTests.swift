@@ -8,7 +8,7 @@ import Testing
 
 extension SpoolJournalTests {
   /// A disk that fills while a journal is recorded: a real 1 MiB tmpfs.
-  @Suite(.enabled(if: SmallTmpfs.canMount, "mounting a tmpfs is not permitted here"))
+  @Suite(.needsSmallTmpfs)
   struct JournalRecorderFullDiskTests {
     /// Recording until the disk is full: the write fails with ENOSPC, and the journal still
     /// loads every whole record up to where the disk filled, as cut off (a torn tail, not
@@ -17,51 +17,48 @@ extension SpoolJournalTests {
     func aFullDiskLeavesAJournalThatLoadsUpToItsLastWholeRecord(
       backend: IOBackend.Preference
     ) async throws {
-      guard let disk = SmallTmpfs() else {
-        Issue.record("the tmpfs could not be mounted")
-        return
-      }
-      defer { disk.remove() }
-      try await withEngine(backend) { engine in
-        let path = disk.file("full")
-        let recorder = try ActionJournal<Ledger.Action>.recording(
-          to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
-        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
-        var enqueued = 0
-        var flushed = 0
-        var failure: (any Error)?
-        // 1 MiB holds fewer than 200,000 records of over 16 bytes: the disk fills first.
-        while enqueued < 200_000 {
-          for _ in 0..<1_000 {
-            store.enqueue(.add(enqueued))
-            enqueued += 1
+      try await SmallTmpfs.with { disk in
+        try await withEngine(backend) { engine in
+          let path = disk.file("full")
+          let recorder = try ActionJournal<Ledger.Action>.recording(
+            to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
+          let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+          var enqueued = 0
+          var flushed = 0
+          var failure: (any Error)?
+          // 1 MiB holds fewer than 200,000 records of over 16 bytes: the disk fills first.
+          while enqueued < 200_000 {
+            for _ in 0..<1_000 {
+              store.enqueue(.add(enqueued))
+              enqueued += 1
+            }
+            await store.finish()
+            do {
+              try await recorder.flush()
+              flushed = enqueued
+            } catch {
+              failure = error
+              break
+            }
           }
-          await store.finish()
-          do {
-            try await recorder.flush()
-            flushed = enqueued
-          } catch {
-            failure = error
-            break
+          #expect((failure as? IOError)?.errno == ENOSPC, "\(String(describing: failure))")
+          await #expect(throws: IOError.self) {
+            try await recorder.finish(finalState: await store.state)
           }
-        }
-        #expect((failure as? IOError)?.errno == ENOSPC, "\(String(describing: failure))")
-        await #expect(throws: IOError.self) {
-          try await recorder.finish(finalState: await store.state)
-        }
 
-        let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
-        #expect(contents.actions.count >= flushed)
-        #expect(contents.actions.count < enqueued)
-        for (index, action) in contents.actions.enumerated() {
-          guard action == .add(index) else {
-            Issue.record("action \(index) is \(action)")
-            break
+          let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
+          #expect(contents.actions.count >= flushed)
+          #expect(contents.actions.count < enqueued)
+          for (index, action) in contents.actions.enumerated() {
+            guard action == .add(index) else {
+              Issue.record("action \(index) is \(action)")
+              break
+            }
           }
+          let why = contents.unverifiable?.description ?? ""
+          #expect(why.contains("cut off"), "\(why)")
+          #expect(why.hasPrefix("journal \(path).0.journal, byte "), "\(why)")
         }
-        let why = contents.unverifiable?.description ?? ""
-        #expect(why.contains("cut off"), "\(why)")
-        #expect(why.hasPrefix("journal \(path).0.journal, byte "), "\(why)")
       }
     }
   }

@@ -2,6 +2,7 @@
   import Glibc
 #endif
 import Spool
+import Synchronization
 @testable import SpoolIO
 @testable import SpoolJournal
 import Testing
@@ -132,6 +133,49 @@ extension SpoolJournalTests {
       let other = try await reopened.load(1)
       #expect(other.actions == (0..<10).flatMap { Shared.actions(store: 1, round: $0) })
       try await reopened.close()
+    }
+
+    /// After a write of the journal failed (`EIO`, injected), `load` of the open journal throws
+    /// that failure, naming the segment, as `close()` does. Opened again, the journal loads
+    /// each store's records up to the last that reached the disk: every one flushed before
+    /// the failure, none after it.
+    @Test(arguments: allBackends)
+    func aLoadAfterAFailedWriteThrowsTheFailure(backend: IOBackend.Preference) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let failing = Atomic<Bool>(false)
+      try await withEngine(
+        backend,
+        faults: { call in call == "write" && failing.load(ordering: .relaxed) ? .error(EIO) : nil }
+      ) { engine in
+        let path = directory.file("shared")
+        let journal = try await Journal.open(
+          path: path, configuration: Shared.small, engine: engine)
+        let stores = try await Shared.recordInterleaved(journal, stores: 0..<3, rounds: 0..<10)
+        try await journal.flush()
+        failing.store(true, ordering: .relaxed)
+        for round in 10..<20 {
+          for action in Shared.actions(store: 1, round: round) { await stores[1]?.send(action) }
+        }
+        do {
+          _ = try await journal.load(1)
+          Issue.record("loaded after a failed write")
+        } catch let error as JournalError {
+          #expect(error.code == .io)
+          #expect(error.underlyingError?.errno == EIO, "\(error)")
+          #expect(error.file.hasPrefix("\(path).") && error.file.hasSuffix(".journal"), "\(error)")
+        }
+        await #expect(throws: IOError.self) { try await journal.close() }
+        failing.store(false, ordering: .relaxed)
+
+        let reopened = try await Journal.open(
+          path: path, configuration: Shared.small, engine: engine)
+        for id in 0..<3 {
+          let loaded = try await reopened.load(id)
+          #expect(loaded.actions == (0..<10).flatMap { Shared.actions(store: id, round: $0) })
+        }
+        try await reopened.close()
+      }
     }
 
     /// A key the journal cannot hold is refused, naming it.

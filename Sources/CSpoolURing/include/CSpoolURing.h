@@ -45,6 +45,9 @@ typedef struct cspool_file_status {
 /// the negated errno in `*error`.
 cspool_ring *cspool_ring_create(unsigned sq_entries, unsigned cq_entries, int *error);
 void cspool_ring_destroy(cspool_ring *ring);
+/// Whether the ring's kernel has IORING_OP_FTRUNCATE (Linux 6.9): 1 or 0. Optional, unlike the
+/// opcodes a ring is refused without; `cspool_prep_ftruncate` needs it.
+int cspool_ring_supports_ftruncate(const cspool_ring *ring);
 unsigned cspool_ring_sq_entries(const cspool_ring *ring);
 unsigned cspool_ring_cq_entries(const cspool_ring *ring);
 /// Free entries in the submission queue.
@@ -71,9 +74,12 @@ int cspool_prep_fsync(cspool_ring *ring, int fd, uint64_t user_data);
 /// `fdatasync` on the ring: IORING_OP_FSYNC with IORING_FSYNC_DATASYNC.
 int cspool_prep_fdatasync(cspool_ring *ring, int fd, uint64_t user_data);
 /// `fallocate(fd, mode, offset, length)` on the ring: IORING_OP_FALLOCATE. `mode` takes
-/// Linux's FALLOC_FL_* bits (see `cspool_falloc_keep_size`).
+/// Linux's FALLOC_FL_* bits (SpoolIO's `IOFile.SpaceMode`).
 int cspool_prep_fallocate(cspool_ring *ring, int fd, int mode, uint64_t offset,
                           uint64_t length, uint64_t user_data);
+/// `ftruncate(fd, length)` on the ring: IORING_OP_FTRUNCATE, which liburing before 2.6 cannot
+/// prepare. Only on a ring where `cspool_ring_supports_ftruncate` is 1.
+int cspool_prep_ftruncate(cspool_ring *ring, int fd, uint64_t length, uint64_t user_data);
 /// `path` may be "" with `fd` set to stat an open descriptor (AT_EMPTY_PATH).
 /// `statx_buffer` must hold `cspool_statx_size()` bytes.
 int cspool_prep_statx(cspool_ring *ring, int fd, const char *path, void *statx_buffer,

@@ -122,12 +122,15 @@ public final class IOEngine: Sendable {
   /// them, so a test can inject faults while other tests of the process do I/O.
   ///
   /// `inlineCachedReads: false` sends every read to the backend, even one the page cache could
-  /// serve at once (see ``readsCachedDataInline``).
+  /// serve at once (see ``readsCachedDataInline``). `truncateOnRing: false` runs truncations on
+  /// worker threads, as a ring does on a kernel without `IORING_OP_FTRUNCATE` (see
+  /// ``truncatesOnRing``).
   package init(
     backend preference: IOBackend.Preference,
     ringEntries: UInt32 = 256,
     faults: IOFault.Injector?,
-    inlineCachedReads: Bool = true
+    inlineCachedReads: Bool = true,
+    truncateOnRing: Bool = true
   ) throws(IOError) {
     let syscalls = SystemCalls(faultInjector: faults)
     let environment = getenv("SPOOL_IO_BACKEND").map { String(cString: $0) }
@@ -140,12 +143,16 @@ public final class IOEngine: Sendable {
       backend = .threads
       fallbackReason = nil
     case .ioUring:
-      storage = .ring(try RingBackend(entries: ringEntries, syscalls: syscalls))
+      storage = .ring(
+        try RingBackend(
+          entries: ringEntries, syscalls: syscalls, truncateOnRing: truncateOnRing))
       backend = .ioUring
       fallbackReason = nil
     case .automatic:
       do {
-        storage = .ring(try RingBackend(entries: ringEntries, syscalls: syscalls))
+        storage = .ring(
+          try RingBackend(
+            entries: ringEntries, syscalls: syscalls, truncateOnRing: truncateOnRing))
         backend = .ioUring
         fallbackReason = nil
       } catch {
@@ -220,6 +227,14 @@ public final class IOEngine: Sendable {
     case .ring(let ring): RingStoreExecutor(engine: self, backend: ring)
     case .threads: nil
     }
+  }
+
+  /// Whether ``IOFile/truncate(to:)`` runs on the ring (`IORING_OP_FTRUNCATE`, Linux 6.9):
+  /// `false` on the thread backend, and on a ring whose kernel lacks the opcode, where
+  /// truncations run as `ftruncate(2)` on worker threads of the engine.
+  package var truncatesOnRing: Bool {
+    guard case .ring(let ring) = storage else { return false }
+    return ring.truncatesOnRing
   }
 
   /// Whether the caller runs on the ring's event-loop thread (always `false` on threads).
@@ -346,7 +361,7 @@ public final class IOEngine: Sendable {
   /// Operations handed to the kernel (or a pool worker) and not yet completed.
   package var operationsInFlight: Int {
     switch storage {
-    case .ring(let ring): ring.inFlight.current
+    case .ring(let ring): ring.operationsInFlight
     case .threads(let pool): pool.inFlight.current
     }
   }

@@ -12,6 +12,8 @@ enum IORequest {
   case fdatasync(fd: Int32)
   /// `fallocate`: `mode` holds Linux's `FALLOC_FL_*` bits (``IOFile/SpaceMode``).
   case fallocate(fd: Int32, mode: Int32, offset: UInt64, length: UInt64)
+  /// `ftruncate`: the file's size becomes `length` (cut, or extended with zeros).
+  case ftruncate(fd: Int32, length: UInt64)
   /// `path` empty: the descriptor itself.
   case stat(fd: Int32, path: IOBuffer, result: IOBuffer)
   case rename(from: IOBuffer, to: IOBuffer)
@@ -34,6 +36,7 @@ enum IORequest {
     case .fsync: "fsync"
     case .fdatasync: "fdatasync"
     case .fallocate: "fallocate"
+    case .ftruncate: "ftruncate"
     case .stat: "stat"
     case .rename: "rename"
     case .unlink: "unlink"

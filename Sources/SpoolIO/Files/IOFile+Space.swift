@@ -29,8 +29,36 @@ extension IOFile {
   /// regular file with `ENODEV` or `ESPIPE`); a full disk with `ENOSPC`. With
   /// ``SpaceMode/keepSize``, neither the file's size nor its bytes change, whatever happens.
   package func allocateSpace(_ mode: SpaceMode, offset: UInt64, length: UInt64) async throws {
+    try checkOpen("fallocate")
     _ = try await engine.run(
       .fallocate(fd: descriptor, mode: mode.rawValue, offset: offset, length: length),
       target: .path(path))
+  }
+
+  /// Sets the file's size to `length` bytes (`ftruncate(2)`): cuts what lies past it, or
+  /// extends the file with zeros up to it. The file must be open for writing.
+  ///
+  /// Truncating releases the blocks a file system holds past the new end, also those reserved
+  /// with ``SpaceMode/keepSize`` past the old one, which some file systems (ext4) keep through
+  /// a ``SpaceMode/punchHole`` there: truncating to the current size releases just those.
+  ///
+  /// On io_uring it is `IORING_OP_FTRUNCATE` where the kernel has it (Linux 6.9); elsewhere,
+  /// and on the thread backend, `ftruncate(2)` on a worker thread, never on the ring's thread.
+  ///
+  /// - Parameter length: The new size, at most `Int64.max`.
+  /// - Throws: `IOError` naming `ftruncate` and the path (`EINVAL` for a length beyond
+  ///   `Int64.max` or a file not open for writing; `EFBIG`, `EIO`, …), or the descriptor
+  ///   (`EBADF` after ``close()``); `CancellationError` when the task was cancelled first.
+  ///
+  /// ```swift
+  /// let size = try await file.status().size
+  /// try await file.truncate(to: size)  // releases what was reserved past the end
+  /// ```
+  package func truncate(to length: UInt64) async throws {
+    try checkOpen("ftruncate")
+    if length > UInt64(Int64.max) {
+      throw IOError(errno: EINVAL, operation: "ftruncate", target: .path(path))
+    }
+    _ = try await engine.run(.ftruncate(fd: descriptor, length: length), target: .path(path))
   }
 }

@@ -335,7 +335,9 @@ public final class IOFile: Sendable {
     try await engine.close(descriptor)
   }
 
-  private func checkOpen(_ operation: String) throws(IOError) {
+  /// Throws `EBADF` for `operation` once the file is closed: its descriptor number may belong
+  /// to another file by then, so nothing may reach the kernel with it.
+  func checkOpen(_ operation: String) throws(IOError) {
     if isClosed.load(ordering: .acquiring) {
       throw IOError(errno: EBADF, operation: operation, target: .descriptor(descriptor))
     }

@@ -39,6 +39,9 @@ import Synchronization
 ///   the loop may still run one; what arrives later runs on the store executor's fallback.
 /// - The eventfd wake-up is written under the queue's lock, and the loop closes the eventfd
 ///   under it as it exits: no wake-up can reach a closed (or reused) descriptor.
+/// - An operation the kernel's ring lacks runs on a thread pool of the backend's own
+///   (`blockingCalls`): truncation before Linux 6.9 (`IORING_OP_FTRUNCATE`), the one opcode
+///   SpoolIO uses without requiring it. Never on the loop thread, which serves every store.
 ///
 /// Budget per operation on the loop: one `prep`, a share of one `io_uring_enter`, one
 /// continuation resume, and for tasks on other threads one lock round-trip to hand it over
@@ -57,16 +60,25 @@ final class RingBackend: TaskExecutor, Sendable {
   // Everything the loop thread touches without a lock lives in `RingLoop`; this backend uses
   // it only from the loop thread (`isOnLoopThread`).
   private let loop: RingLoop
+  /// Whether truncations go to the ring (`IORING_OP_FTRUNCATE`).
+  let truncatesOnRing: Bool
+  /// Runs the truncations when the ring does not, as blocking calls on worker threads that
+  /// start with the first one; `nil` when the ring runs every operation.
+  private let blockingCalls: ThreadPoolBackend?
 
   enum ShutdownState {
     case running([CheckedContinuation<Void, Never>])
     case finished
   }
 
-  init(entries: UInt32, syscalls: SystemCalls) throws(IOError) {
+  /// `truncateOnRing: false` truncates on threads even where the ring could, as on a kernel
+  /// before Linux 6.9 (tests).
+  init(entries: UInt32, syscalls: SystemCalls, truncateOnRing: Bool = true) throws(IOError) {
     self.syscalls = syscalls
     let ring = try RingHandle(entries: entries, syscalls: syscalls)
     submissionEntries = ring.submissionEntries
+    truncatesOnRing = truncateOnRing && ring.supportsTruncate
+    blockingCalls = truncatesOnRing ? nil : try ThreadPoolBackend(syscalls: syscalls)
     let fd = syscalls.openingBackendDescriptor("eventfd") { cspool_eventfd(0, 0) }
     guard fd >= 0 else {
       throw IOError(errno: Int32(-fd), operation: "eventfd", target: .none)
@@ -87,7 +99,9 @@ final class RingBackend: TaskExecutor, Sendable {
 
   /// Hands `operation` to the loop; its continuation is resumed when the kernel completes it.
   func submit(_ operation: IOOperation) {
-    if isOnLoopThread {
+    if let blockingCalls, case .ftruncate = operation.request {
+      blockingCalls.submit(operation)
+    } else if isOnLoopThread {
       loop.handleOnLoopThread(.submit(operation), syscalls: syscalls)
     } else {
       enqueue(.submit(operation))
@@ -96,7 +110,9 @@ final class RingBackend: TaskExecutor, Sendable {
 
   /// Asks the loop to cancel `operation` (before submission, or in the kernel).
   func cancel(_ operation: IOOperation) {
-    if isOnLoopThread {
+    if let blockingCalls, case .ftruncate = operation.request {
+      blockingCalls.cancel(operation)
+    } else if isOnLoopThread {
       loop.handleOnLoopThread(.cancel(operation), syscalls: syscalls)
     } else {
       enqueue(.cancel(operation))
@@ -179,6 +195,12 @@ final class RingBackend: TaskExecutor, Sendable {
       }
       _ = updateQueue { $0.shutdown() }
     }
+    await blockingCalls?.shutdown()
+  }
+
+  /// Operations handed to the kernel, or to a worker of `blockingCalls`, and not completed.
+  var operationsInFlight: Int {
+    inFlight.current + (blockingCalls?.inFlight.current ?? 0)
   }
 
   /// Runs a task's job on the loop thread, between two `io_uring_enter` calls.
@@ -213,6 +235,7 @@ final class RingBackend: TaskExecutor, Sendable {
   /// Starts a shutdown without waiting for it (from `deinit` of the engine).
   func requestShutdown() {
     _ = updateQueue { $0.shutdown() }
+    blockingCalls?.requestShutdown()
   }
 
   // Called by the loop thread.
@@ -540,6 +563,9 @@ private final class RingLoop: @unchecked Sendable {
       return cspool_prep_fdatasync(ring, fd, userData)
     case .fallocate(let fd, let mode, let offset, let length):
       return cspool_prep_fallocate(ring, fd, mode, offset, length, userData)
+    case .ftruncate(let fd, let length):
+      // Only where the kernel has the opcode: `RingBackend.submit` sends it elsewhere.
+      return cspool_prep_ftruncate(ring, fd, length, userData)
     case .stat(let fd, let path, let result):
       return cspool_prep_statx(ring, fd, path.cString, result.pointer, userData)
     case .rename(let from, let to):

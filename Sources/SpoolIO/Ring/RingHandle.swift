@@ -10,6 +10,9 @@ final class RingHandle {
   private let syscalls: SystemCalls
   let submissionEntries: UInt32
   let completionEntries: UInt32
+  /// Whether the kernel prepares `IORING_OP_FTRUNCATE` (Linux 6.9), which SpoolIO does not
+  /// require of a ring.
+  let supportsTruncate: Bool
 
   init(entries: UInt32, syscalls: SystemCalls) throws(IOError) {
     var error: Int32 = 0
@@ -31,6 +34,7 @@ final class RingHandle {
     self.syscalls = syscalls
     submissionEntries = cspool_ring_sq_entries(ring)
     completionEntries = cspool_ring_cq_entries(ring)
+    supportsTruncate = cspool_ring_supports_ftruncate(ring) != 0
   }
 
   /// The raw ring, for the `cspool_prep_*` calls of the loop.

@@ -9,11 +9,11 @@ import CSpoolURing
 ///
 /// Requests that may wait indefinitely use non-blocking calls and wait in `poll` on both their
 /// descriptor and `cancelFD`, so a cancellation (a write to `cancelFD`) ends them with
-/// `-ECANCELED`. The others (open, read, write, fsync, fallocate, stat, rename, unlink) are
-/// blocking calls that a FIFO, a terminal or a network file system can hold indefinitely: a
-/// cancellation also interrupts them with a signal (``WorkerInterruption``), and an `EINTR`
-/// with `cancelFD` written ends them with `-ECANCELED`, while any other `EINTR` makes the call
-/// again. Results follow the kernel's convention: a value, or `-errno`.
+/// `-ECANCELED`. The others (open, read, write, fsync, fallocate, ftruncate, stat, rename,
+/// unlink) are blocking calls that a FIFO, a terminal or a network file system can hold
+/// indefinitely: a cancellation also interrupts them with a signal (``WorkerInterruption``),
+/// and an `EINTR` with `cancelFD` written ends them with `-ECANCELED`, while any other `EINTR`
+/// makes the call again. Results follow the kernel's convention: a value, or `-errno`.
 ///
 /// Every call goes through ``SystemCalls``; `EAGAIN` from a read, write, accept, recv or send
 /// waits in `poll` for the descriptor and tries again, so it never reaches the caller.
@@ -69,6 +69,14 @@ struct BlockingExecutor {
           syscalls.uring("fallocate", retryOnInterrupt: false) {
             cspool_fallocate_blocking(fd, mode, offset, length)
           })
+      }
+    case .ftruncate(let fd, let length):
+      // A length beyond `off_t` is negative here, and the kernel refuses it (EINVAL), as it
+      // does on the ring; a conversion that traps would take the process down.
+      return interruptible {
+        syscalls.call("ftruncate", retryOnInterrupt: false) {
+          ftruncate(fd, off_t(Int64(bitPattern: length)))
+        }
       }
     case .stat(let fd, let path, let statx):
       return interruptible {

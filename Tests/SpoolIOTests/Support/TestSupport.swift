@@ -19,15 +19,21 @@ func withEngine<Result>(
   ringEntries: UInt32 = 64,
   faultInjector: (@Sendable (String) -> Int32?)? = nil,
   faults: IOFault.Injector? = nil,
+  truncateOnRing: Bool = true,
   sourceLocation: SourceLocation = #_sourceLocation,
   _ body: (IOEngine) async throws -> Result
 ) async throws -> Result {
-  let engine =
-    if let faults {
-      try IOEngine(backend: backend, ringEntries: ringEntries, faults: faults)
-    } else {
-      try IOEngine(backend: backend, ringEntries: ringEntries, faultInjector: faultInjector)
-    }
+  let engine: IOEngine
+  if let faults {
+    engine = try IOEngine(
+      backend: backend, ringEntries: ringEntries, faults: faults, truncateOnRing: truncateOnRing)
+  } else if truncateOnRing {
+    engine = try IOEngine(backend: backend, ringEntries: ringEntries, faultInjector: faultInjector)
+  } else {
+    precondition(faultInjector == nil, "give faults, not a faultInjector, with truncateOnRing")
+    engine = try IOEngine(
+      backend: backend, ringEntries: ringEntries, faults: nil, truncateOnRing: false)
+  }
   let result: Result
   do {
     result = try await body(engine)
