@@ -67,6 +67,49 @@ import Testing
     await store.shutdown()
   }
 
+  @Test func aChildThatChangesItsOwnIDHasItsOldEffectsCancelled() async {
+    let store = Store(initialState: Viewer.State()) { Viewer() }
+    await store.send(.show(id: 1))
+    let first = await store.send(\.child.presented.listen)
+    // The child renumbers itself: the child of ID 1 is gone, and the effect it returned for
+    // this action runs as the child of ID 2.
+    let renumbered = await store.send(.child(.presented(.renumber(2))))
+    #expect(first.isCancelled)
+    #expect(!renumbered.isEmpty && !renumbered.isCancelled)
+    await store.send(.show(id: 2))
+    #expect(!renumbered.isCancelled)
+    await store.send(.show(id: 3))
+    #expect(renumbered.isCancelled)
+    await store.shutdown()
+  }
+
+  @Test func childrenRemovedBesideTheIfLetHaveTheirEffectsCancelled() async {
+    let store = Store(initialState: Desk.State(editor: Editor.State())) {
+      Desk()
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
+    let removedBefore = await store.send(\.editor.presented.listen)
+    // Removed before the `ifLet` runs: it sees the child gone in the same action.
+    await store.send(.closeBefore)
+    #expect(removedBefore.isCancelled)
+
+    await store.send(.open)
+    let removedAfter = await store.send(\.editor.presented.listen)
+    // Removed after the `ifLet` ran: it sees the child gone at its next action.
+    await store.send(.closeAfter)
+    #expect(!removedAfter.isCancelled)
+    await store.send(.nothing)
+    #expect(removedAfter.isCancelled)
+
+    // Presented beside it, then acting: the child keeps the effect it returned.
+    await store.send(.open)
+    let presentedBeside = await store.send(\.editor.presented.listen)
+    await store.send(.nothing)
+    #expect(!presentedBeside.isEmpty && !presentedBeside.isCancelled)
+    await store.shutdown()
+  }
+
   @Test func dismissFromAChildsEffectDismissesIt() async {
     let store = makeStore()
     await store.send(.compose(seconds: 1))

@@ -224,6 +224,30 @@ struct ChangeCounting: Reducer {
     #expect(await store.state.stamp == "42.0")
   }
 
+  @Test func chainedDependencyOverridesFuseAndTheInnermostWins() async {
+    struct Stamp: Reducer {
+      struct State: Equatable, Sendable { var stamp = "" }
+      enum Action: Sendable { case stamp }
+      func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        @Dependency(\.date.now) var now
+        @Dependency(\.uuid) var uuid
+        state.stamp = "\(now.timeIntervalSince1970) \(uuid())"
+        return .none
+      }
+    }
+    // One reducer, not three nested ones: the type says so.
+    let fused: _DependencyKeyWritingReducer<Stamp> = Stamp()
+      .dependency(\.date, .constant(Date(timeIntervalSince1970: 42)))
+      .dependency(\.date, .constant(Date(timeIntervalSince1970: 7)))
+      .transformDependency(\.self) {
+        $0.date = .constant(Date(timeIntervalSince1970: 1))
+        $0.uuid = .constant(UUID(0))
+      }
+    let store = Store(initialState: Stamp.State()) { fused }
+    await store.send(.stamp)
+    #expect(await store.state.stamp == "42.0 \(UUID(0))")
+  }
+
   @Test func combineReducersRunsInOrder() async {
     let store = Store(initialState: Counter.State()) {
       CombineReducers {

@@ -1,3 +1,4 @@
+import ConcurrencyExtras
 import CustomDump
 
 /// The state of a presented child feature, optional: `nil` while nothing is presented.
@@ -41,6 +42,12 @@ public struct PresentationState<State> {
   }
 
   @usableFromInline var storage: Storage
+  /// The identity of the child the presentation `ifLet` saw here when it last ran (its
+  /// presence ID, erased); `nil` if it saw none. Written only by that reducer, which cancels
+  /// the effects of this child when the state no longer holds it, whoever removed or replaced
+  /// it. Kept beside the box, not in it, so that every write of the child keeps it. Not part
+  /// of equality, hashing or dumps.
+  @usableFromInline var mounted: AnyHashableSendable?
 
   /// The presented child's state; `nil` while nothing is presented.
   @inlinable
@@ -69,6 +76,7 @@ public struct PresentationState<State> {
   @inlinable
   public init(wrappedValue: State?) {
     storage = Storage(wrappedValue)
+    mounted = nil
   }
 
   /// This value: `$destination` is what `ifLet(_:action:destination:)` takes a key path to.

@@ -141,7 +141,9 @@ public typealias _IfLetReducer<Parent: Reducer, Child: Reducer> =
 /// It cancels the child's effects when the child goes away: every effect the child returns is
 /// registered under the child's presence ID (its path, and its ID when it has one), and
 /// when the parent has run, a child that was present before and is absent after (or has
-/// another ID) has that ID cancelled.
+/// another ID) has that ID cancelled. The presentation `ifLet` compares with the child it saw
+/// when it last ran, kept in the ``PresentationState``, rather than with the child before the
+/// parent ran, so that it also sees a child removed beside it or renamed by itself.
 public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
   /// Runs the given closure on the child's state, in the parent's state; `nil` when the child's
   /// state is absent.
@@ -150,15 +152,26 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
     inout Parent.State, (inout Child.State) -> Effect<Child.Action>
   ) -> Effect<Child.Action>?
 
-  /// Runs the parent reducer, and says which child it removed or replaced: the presence ID of
-  /// the child that was there before the parent ran, if it is not there after; `nil` otherwise.
+  /// Runs the parent reducer, and says which child went away: `removed` is the presence ID of
+  /// a child whose effects must be cancelled (`nil` if none), and `keepsChildEffect` whether
+  /// the child that acted in this action (if it returned an effect, the last argument) is
+  /// still there to run it.
   ///
   /// A closure, made by the operator where the child's ID type is known, so that the check
   /// compares IDs of their own type and allocates nothing while the child stays.
   @usableFromInline
   typealias ReduceParent = (
-    Parent, inout Parent.State, Parent.Action
-  ) -> (effect: Effect<Parent.Action>, removed: AnyHashableSendable?)
+    Parent, inout Parent.State, Parent.Action, _ childReturnedEffect: Bool
+  ) -> (effect: Effect<Parent.Action>, removed: AnyHashableSendable?, keepsChildEffect: Bool)
+
+  /// Reads and writes the presence ID of the child the operator last saw, kept in the parent's
+  /// state (a presentation's ``PresentationState``): with it, the operator also ends the
+  /// effects of a child that a reducer beside it removed, or that changed its own ID.
+  @usableFromInline
+  typealias Mounted = (
+    get: (Parent.State) -> AnyHashableSendable?,
+    set: (inout Parent.State, AnyHashableSendable?) -> Void
+  )
 
   /// The presence ID of the child present in the state; asked only when the child has just
   /// returned an effect (so it is present).
@@ -192,17 +205,24 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
     operatorName: StaticString,
     missingState: String,
     location: SourceLocation,
-    dismissAction: Parent.Action? = nil
+    dismissAction: Parent.Action? = nil,
+    mounted: Mounted? = nil
   ) {
     self.dismissAction = dismissAction
     self.parent = parent
     self.child = child
     self.modifyChild = modifyChild
-    self.reduceParent = { parent, state, action in
-      let before = childID(state)
-      let effect = parent.reduce(into: &state, action: action)
-      guard let before, childID(state) != before else { return (effect, nil) }
-      return (effect, AnyHashableSendable(ChildPresenceID(path: path, id: before)))
+    if let mounted {
+      self.reduceParent = Self.reduceParent(childID: childID, path: path, mounted: mounted)
+    } else {
+      self.reduceParent = { parent, state, action, _ in
+        // The child that acted (if any) is the one here now: it keeps its effect unless the
+        // parent removes or replaces it.
+        let before = childID(state)
+        let effect = parent.reduce(into: &state, action: action)
+        guard let before, childID(state) != before else { return (effect, nil, true) }
+        return (effect, AnyHashableSendable(ChildPresenceID(path: path, id: before)), false)
+      }
     }
     self.presence = { state in
       guard let id = childID(state) else {
@@ -216,17 +236,52 @@ public struct _PresentChildReducer<Parent: Reducer, Child: Reducer>: Reducer {
     self.location = location
   }
 
+  /// The parent's step for an operator that keeps the child it last saw in the state
+  /// (`mounted`): the effects of that child end when the state no longer holds it after the
+  /// parent ran, whoever removed or replaced it (a reducer combined beside this one, the
+  /// parent, or the child itself by changing its ID). A child removed after this operator ran
+  /// is seen at its next action, as in TCA.
+  @inlinable
+  static func reduceParent<ChildID: Hashable & Sendable>(
+    childID: @escaping (Parent.State) -> ChildID?,
+    path: KeyPathIdentity,
+    mounted: Mounted
+  ) -> ReduceParent {
+    { parent, state, action, childReturnedEffect in
+      // The child whose effect this action returned: its identity after its own reduce.
+      let acted = childReturnedEffect ? childID(state) : nil
+      let effect = parent.reduce(into: &state, action: action)
+      let current = childID(state)
+      let keepsChildEffect = acted == nil || acted == current
+      let seen = mounted.get(state)
+      switch (seen, current) {
+      case (nil, nil):
+        return (effect, nil, keepsChildEffect)
+      case let (seen?, current?)
+      where (seen.base as? ChildPresenceID<ChildID>)?.id == current:
+        return (effect, nil, keepsChildEffect)
+      default:
+        let presence = current.map { AnyHashableSendable(ChildPresenceID(path: path, id: $0)) }
+        mounted.set(&state, presence)
+        return (effect, seen, keepsChildEffect)
+      }
+    }
+  }
+
   @inlinable
   public func reduce(
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
     let childEffect = reduceChild(into: &state, action: action)
-    let (parentEffect, removed) = reduceParent(parent, &state, action)
-    guard let removed else { return childEffect.merge(with: parentEffect) }
-    // The child is gone: cancel what it runs. What it returned for this very action is dropped
-    // rather than started (the cancellation, carried out as the store receives the effect,
-    // would come before its tasks exist), and its actions would find no child to go to.
-    return parentEffect.merge(with: .cancel(id: removed))
+    let (parentEffect, removed, keepsChildEffect) = reduceParent(
+      parent, &state, action, !childEffect.isNone)
+    // What a child that went away returned for this very action is dropped rather than
+    // started (a cancellation, carried out as the store receives the effect, would come before
+    // its tasks exist), and its actions would find no child to go to.
+    let effect = keepsChildEffect ? childEffect.merge(with: parentEffect) : parentEffect
+    guard let removed else { return effect }
+    // The child is gone: cancel what it runs.
+    return effect.merge(with: .cancel(id: removed))
   }
 
   @inlinable

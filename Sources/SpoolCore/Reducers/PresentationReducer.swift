@@ -20,14 +20,21 @@ extension Reducer {
   /// The child's effects end with it, as in TCA: when its state becomes `nil`, or is replaced
   /// by another child, every effect it started is cancelled. Another child is a child in
   /// another case of an `@CasePathable` enum state (`.editor` replaced by `.confirmation`) or,
-  /// for `Identifiable` state, with another ID; a struct without an ID stays the same child
-  /// until it is `nil`. Cancellation IDs the child uses are qualified by its presence, so they
-  /// never meet the parent's or another child's.
+  /// for `Identifiable` state, with another ID (a child that changes its own ID is another
+  /// child too); a struct without an ID stays the same child until it is `nil`. Cancellation
+  /// IDs the child uses are qualified by its presence, so they never meet the parent's or
+  /// another child's.
   ///
-  /// Cost: while a child is presented, every action reads the child's identity twice (before
-  /// and after this reducer runs; for enum state, a look-up of its case key path), plus the
-  /// child's reduce for a child action; nothing is allocated unless the child returns an
-  /// effect or goes away.
+  /// The operator remembers, in the ``PresentationState``, the child it saw when it last ran,
+  /// so a child that a reducer combined beside it removed or replaced has its effects
+  /// cancelled too: in the same action if that reducer runs before this one, at the next
+  /// action this one runs otherwise, as in TCA.
+  ///
+  /// Cost: while a child is presented, every action reads the child's identity once, after
+  /// this reducer runs (for enum state, a look-up of its case key path), and compares it with
+  /// the one remembered; a child action adds the child's reduce, and a second identity read
+  /// if the child returns an effect. Nothing is allocated unless the child returns an effect,
+  /// is presented or goes away.
   ///
   /// - Parameters:
   ///   - toPresentationState: A writable key path to the projected value of the `@Presents`
@@ -171,7 +178,11 @@ extension Reducer {
       operatorName: "ifLet",
       missingState: "a presentation action when destination state was absent",
       location: location,
-      dismissAction: toAction.embed(.dismiss)
+      dismissAction: toAction.embed(.dismiss),
+      mounted: (
+        get: { $0[keyPath: toPresentationState].mounted },
+        set: { $0[keyPath: toPresentationState].mounted = $1 }
+      )
     )
   }
 }

@@ -134,11 +134,16 @@ struct Inbox: Reducer {
 /// `Identifiable` presented state: a child of another ID is another child.
 struct Viewer: Reducer {
   struct Child: Reducer {
-    struct State: Equatable, Identifiable, Sendable { let id: Int }
+    struct State: Equatable, Identifiable, Sendable { var id: Int }
     @CasePathable
-    enum Action: Equatable, Sendable { case listen }
+    enum Action: Equatable, Sendable {
+      case listen
+      /// Changes the child's own ID, then listens (as the child of the new ID).
+      case renumber(Int)
+    }
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
-      .run { _ in try await Task.never() }
+      if case let .renumber(id) = action { state.id = id }
+      return .run { _ in try await Task.never() }
     }
   }
 
@@ -231,6 +236,37 @@ struct Redirect: Reducer {
     }
     .ifLet(\.$destination, action: \.destination) {
       Destination()
+    }
+  }
+}
+
+/// A presented editor that a reducer combined beside the `ifLet` dismisses: before it runs
+/// (`closeBefore`) or after it (`closeAfter`); `nothing` is any other action.
+struct Desk: Reducer {
+  struct State: Equatable, Sendable {
+    @Presents var editor: Editor.State?
+  }
+
+  @CasePathable
+  enum Action: Equatable, Sendable {
+    case editor(PresentationAction<Editor.Action>)
+    case open
+    case closeBefore
+    case closeAfter
+    case nothing
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      if action == .open { state.editor = Editor.State() }
+      if action == .closeBefore { state.editor = nil }
+      return .none
+    }
+    EmptyReducer<State, Action>()
+      .ifLet(\.$editor, action: \.editor) { Editor() }
+    Reduce { state, action in
+      if action == .closeAfter { state.editor = nil }
+      return .none
     }
   }
 }
