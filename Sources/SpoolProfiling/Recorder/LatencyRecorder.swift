@@ -8,7 +8,9 @@ import Synchronization
 /// reduce) and one of reduce time; per case that starts effects, the effects' outcome counts and
 /// a histogram of their lifetime; the total action count; and the most recent
 /// `traceCapacity` actions for the trace view. Memory depends on the number of distinct cases
-/// (about 75 KB each) and on `traceCapacity`, never on the number of actions.
+/// (about 75 KB each per recording thread), on `traceCapacity` and, when it samples, on the
+/// number of live stores (8 bytes per top-level case and a small object each), never on the
+/// number of actions.
 ///
 /// Budget per timed action: no lock (each thread records into cells of its own), a case lookup
 /// that reads the enum tag through the value witness table and never formats a string, two
