@@ -5,9 +5,9 @@ import Synchronization
 /// ``StoreInstrumentation/actionCounted(_:)`` per action.
 ///
 /// A store asks once, when it is created (a dynamic cast of its instrumentation). The call per
-/// untimed action cost several times a cheap reducer's whole action (an existential call, a
-/// copy of the action, the calling thread's cells looked up); a store's own cells cost a case
-/// read and an increment. Spool's sampling instrumentations conform; others are called per
+/// untimed action cost more than a cheap reducer's whole action (an existential call, a copy
+/// of the action, the calling thread's cells looked up: `spool bench instrumentation`); a
+/// store's own cells cost a case read and an increment. Spool's sampling instrumentations conform; others are called per
 /// action as the protocol says.
 package protocol StoreCaseCountingInstrumentation: AnyObject, Sendable {
   /// Cells for one more store, or `nil` to be called per action.
