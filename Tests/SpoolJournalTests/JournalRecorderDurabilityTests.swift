@@ -66,22 +66,8 @@ extension SpoolJournalTests {
           let recorder = try ActionJournal<Ledger.Action>.recording(
             to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
           let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
-          var acknowledged = 0
-          var sent = 0
-          var failure: (any Error)?
-          while sent < 200_000 {
-            for _ in 0..<500 {
-              store.enqueue(.add(sent))
-              sent += 1
-            }
-            await store.finish()
-            do {
-              try await recorder.waitUntilDurable()
-              acknowledged = sent
-            } catch {
-              failure = error
-              break
-            }
+          let (acknowledged, _, failure) = await Ledger.fill(store, upTo: 200_000, batch: 500) {
+            try await recorder.waitUntilDurable()
           }
           #expect((failure as? IOError)?.errno == ENOSPC, "\(String(describing: failure))")
           await #expect(throws: IOError.self) { try await recorder.finish() }

@@ -23,24 +23,10 @@ extension SpoolJournalTests {
           let recorder = try ActionJournal<Ledger.Action>.recording(
             to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
           let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
-          var enqueued = 0
-          var flushed = 0
-          var failure: (any Error)?
           // 1 MiB holds fewer than 200,000 records of over 16 bytes: the disk fills first.
-          while enqueued < 200_000 {
-            for _ in 0..<1_000 {
-              store.enqueue(.add(enqueued))
-              enqueued += 1
-            }
-            await store.finish()
-            do {
-              try await recorder.flush()
-              flushed = enqueued
-            } catch {
-              failure = error
-              break
-            }
-          }
+          let (flushed, enqueued, failure) = await Ledger.fill(
+            store, upTo: 200_000, batch: 1_000
+          ) { try await recorder.flush() }
           #expect((failure as? IOError)?.errno == ENOSPC, "\(String(describing: failure))")
           await #expect(throws: IOError.self) {
             try await recorder.finish(finalState: await store.state)

@@ -24,22 +24,10 @@ extension SpoolJournalTests {
       _ count: Int, into store: Store<Ledger.State, Ledger.Action>,
       recorder: JournalRecorder<Ledger.Action>
     ) async -> (flushed: Int, enqueued: Int, failure: (any Error)?) {
-      var enqueued = 0
-      var flushed = 0
-      while enqueued < count {
-        for _ in 0..<1_000 {
-          store.enqueue(.add(enqueued))
-          enqueued += 1
-        }
-        await store.finish()
-        do {
-          try await recorder.flush()
-          flushed = enqueued
-        } catch {
-          return (flushed, enqueued, error)
-        }
+      let filled = await Ledger.fill(store, upTo: count, batch: 1_000) {
+        try await recorder.flush()
       }
-      return (flushed, enqueued, nil)
+      return (filled.settled, filled.enqueued, filled.failure)
     }
 
     static func expectInOrder(_ actions: [Ledger.Action]) {

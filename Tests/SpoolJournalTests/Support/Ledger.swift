@@ -77,3 +77,31 @@ struct Ledger: Reducer {
 enum OtherAction: Codable, Equatable, Sendable {
   case ping
 }
+
+extension Ledger {
+  /// Enqueues `.add(0)`, `.add(1)`, … into `store` in batches of `batch` until `count` are
+  /// enqueued, waiting for each batch to be reduced and then calling `settle` (a flush, a wait
+  /// for durability); stops at the first `settle` that throws. Returns how many actions were
+  /// enqueued, how many had settled before the failure, and the failure.
+  static func fill(
+    _ store: Store<State, Action>, upTo count: Int, batch: Int,
+    settle: () async throws -> Void
+  ) async -> (settled: Int, enqueued: Int, failure: (any Error)?) {
+    var enqueued = 0
+    var settled = 0
+    while enqueued < count {
+      for _ in 0..<batch {
+        store.enqueue(.add(enqueued))
+        enqueued += 1
+      }
+      await store.finish()
+      do {
+        try await settle()
+        settled = enqueued
+      } catch {
+        return (settled, enqueued, error)
+      }
+    }
+    return (settled, enqueued, nil)
+  }
+}
