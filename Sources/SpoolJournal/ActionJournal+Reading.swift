@@ -176,6 +176,8 @@ extension ActionJournal {
           continue
         }
         contents.unverifiable = cut
+        contents.openTail = JournalOpenTail(
+          index: index, size: bytes.count, validEnd: bytes.count, runID: nil)
         return contents
       }
       guard header.actionType == expectedType else {
@@ -232,6 +234,9 @@ extension ActionJournal {
             continue
           }
           contents.unverifiable = error
+          // The torn record starts at `offset`, where the last whole one ends.
+          contents.openTail = JournalOpenTail(
+            index: index, size: bytes.count, validEnd: offset, runID: header.runID)
           return contents
         }
         guard let (record, after) = parsed else {
@@ -244,6 +249,8 @@ extension ActionJournal {
           }
           contents.unverifiable = parser.error(
             offset, .cutOff("the file ends after a whole record, before the end record"))
+          contents.openTail = JournalOpenTail(
+            index: index, size: bytes.count, validEnd: bytes.count, runID: header.runID)
           return contents
         }
         if snapshotStart && index == startIndex && offset == header.end {

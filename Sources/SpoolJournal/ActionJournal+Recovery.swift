@@ -18,6 +18,13 @@ extension ActionJournal {
   /// is not an error: recovery stops at the last whole record, and the result says the final
   /// state is unverified and where the cut was.
   ///
+  /// A last file that its recorder never closed (the process was killed, or a write failed)
+  /// is truncated after its last whole record, unless a recorder holds the journal: that drops
+  /// the torn record, if any, and releases the disk space reserved past the file's end, which
+  /// a closed file does not keep. No whole record is cut, and the journal recovers the same
+  /// afterwards. Best effort: a journal in a read-only folder recovers as well, its file left
+  /// as it was.
+  ///
   /// Effects are not run: the journal holds the actions they sent back. A feature whose
   /// long-lived effects (timers, subscriptions) must run again after a restart restarts them
   /// from an action of its own, sent once the store runs again (see "Restarting effects" in
@@ -97,11 +104,22 @@ extension ActionJournal {
         state, against: recorded, file: contents.endFile ?? path, offset: contents.endOffset)
       verification = .verified(checksum: recorded)
     }
+    if let tail = contents.openTail { await releaseOpenTail(tail) }
     return JournalRecovery(
       path: path, engine: engine, state: state, actions: replayed, snapshotFile: snapshotFile,
       files: contents.files, bytes: contents.bytes, verification: verification,
       continuation: JournalContinuation(
         index: contents.lastIndex + 1, previousRunID: contents.lastRunID))
+  }
+
+  /// Truncates the journal's last file, which its recorder left open (killed, or a write
+  /// failed), to its whole records: releases the space reserved past its end and drops a torn
+  /// record. Only while no recorder holds the journal's lock: a live recorder's file is its
+  /// own, still growing. Best effort, as ``JournalFiles/releaseTail(_:of:engine:)`` is.
+  private func releaseOpenTail(_ tail: JournalOpenTail) async {
+    guard let lock = try? JournalLock(path: path, holder: "recovery") else { return }
+    defer { lock.release() }
+    _ = await JournalFiles.releaseTail(tail, of: file(tail.index), engine: engine)
   }
 
   /// Throws ``JournalError/Code/stateMismatch`` at `file`, `offset` unless `state`'s checksum

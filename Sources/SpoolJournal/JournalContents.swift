@@ -41,6 +41,9 @@ public struct JournalContents<Action: Codable & Sendable>: Sendable {
   /// recorder that continues the journal starts, and the run it names as its previous one.
   var lastIndex = -1
   var lastRunID: UInt64 = 0
+  /// The last file, when its recorder left it without an end or rotation record (a killed
+  /// process, a failed write): where its whole records end, for recovery to release the rest.
+  var openTail: JournalOpenTail?
 
   init(path: String) {
     self.path = path

@@ -49,8 +49,8 @@ public struct JournalRecovery<State: Sendable, Action: Codable & Sendable>: Send
   }
 
   /// A recorder that continues the journal: a new run, in a new file after the last one
-  /// present, so that nothing is ever appended after a torn tail (which stays behind, in its
-  /// file, where recovery skips it).
+  /// present, so that nothing is ever appended to a file that an earlier run left (recovery
+  /// cut it back to its last whole record, or, if that failed, skips its torn tail).
   ///
   /// Give it to the store that starts from ``state``. Recovering the journal again later
   /// replays the earlier runs and this one, in order. Call it once per recovery: two

@@ -243,6 +243,9 @@ final class JournalWriter: Sendable {
   /// Syncs made for durable waiters so far.
   var durableSyncs: Int { state.withLock { $0.syncs } }
 
+  /// The first write or sync failure, after which nothing more is written; `nil` while none.
+  var failure: (any Error)? { state.withLock { $0.failure } }
+
   /// The number of chunks submitted so far: what a durable waiter waits for.
   var submittedChunks: Int { state.withLock { $0.submitted } }
 

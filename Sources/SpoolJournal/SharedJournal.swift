@@ -79,7 +79,9 @@ public final class SharedJournal<
   /// A segment's index is used only when the segment's header names the index's run and the
   /// segment has the length the index says; otherwise (a crash cut the segment, or the index
   /// is another run's) the segment is scanned and the index rebuilt. A segment cut by a crash
-  /// keeps its whole records; nothing is ever appended after a torn tail.
+  /// keeps its whole records: it is truncated after the last one, which drops a torn record
+  /// and releases the disk space its writer reserved past its end (best effort: a segment
+  /// that cannot be truncated is read the same). Nothing is ever appended to it again.
   ///
   /// The journal is open in one place at a time: `open` takes an exclusive lock on
   /// `path.lock` (`flock`), held until ``close()``, and refuses a journal that another
@@ -155,9 +157,15 @@ public final class SharedJournal<
     } catch let error as JournalError
       where error.code == .empty || JournalFileParser.endsInsideHeader(error)
     {
-      // Created, and cut before its header was whole: it holds no record.
+      // Created, and cut before its header was whole: it holds no record. Truncated to its
+      // size, which releases the space its writer reserved past its end.
       opening.cutSegments += 1
       core.segmentSlots[segment] = []
+      if let size = try? await FileOperations.status(file, engine: engine).size {
+        let tail = JournalOpenTail(
+          index: segment, size: Int(clamping: size), validEnd: Int(clamping: size), runID: nil)
+        _ = await JournalFiles.releaseTail(tail, of: file, engine: engine)
+      }
       return
     }
     opening.bytesRead += header.end
@@ -203,11 +211,19 @@ public final class SharedJournal<
       bytes, file: file, segment: segment, header: header)
     if let cut { opening.cuts.append(cut) }
     core.load(segment: segment, stores, supersedes: header.isCompacted)
+    // A segment without a usable index was left open by a run that died (or its index was
+    // lost): truncated after its last whole record, which drops a torn record and releases
+    // the space its writer reserved past its end. The lock is held: no run writes it.
+    let tail = JournalOpenTail(
+      index: segment, size: bytes.count, validEnd: cut?.offset ?? bytes.count,
+      runID: header.runID)
+    let segmentBytes = await JournalFiles.releaseTail(tail, of: file, engine: engine)
+      ?? bytes.count
     // The segment is never written again (a run starts a segment of its own): its index,
-    // covering its length as it is, stays valid. Best effort: without it, the next open
+    // covering its length as it is now, stays valid. Best effort: without it, the next open
     // scans the segment again.
     let rebuilt = SharedJournalIndexFile.encode(
-      segment: segment, runID: header.runID, segmentBytes: bytes.count, stores: stores)
+      segment: segment, runID: header.runID, segmentBytes: segmentBytes, stores: stores)
     do {
       try await FileOperations.writeFileAtomically(indexFile, rebuilt, engine: engine)
       opening.rebuiltIndexes += 1
@@ -293,10 +309,20 @@ public final class SharedJournal<
   /// actions after it, reduced by `reducer` with its effects discarded. Reads those records
   /// only (the index says where they are), each checked against its checksums and its key.
   ///
+  /// Once a write of the journal has failed (a full disk, `EIO`), the journal writes nothing
+  /// more, and every recovery of it throws that failure, as ``load(_:)`` does, rather than read
+  /// the disk. The index in memory names the records the journal took after its last
+  /// successful write, an eviction's snapshot among them, and those never reached the disk: a
+  /// recovery from the disk would miss actions the store reduced, or fail on a record that
+  /// the index names and the segment lacks; and a store made from it could record nothing.
+  /// Close the journal and open it again to recover what the disk holds: every store's
+  /// records up to the last whole one written.
+  ///
   /// - Throws: ``JournalError``: ``JournalError/Code/inUse`` while a store of `id` records;
   ///   a record that is damaged, or not the one the index names
   ///   (``JournalError/Code/corruptIndex``); a snapshot whose state does not decode or does
-  ///   not match its checksum; an I/O failure.
+  ///   not match its checksum; an I/O failure, including a failed write of the journal
+  ///   (``JournalError/Code/io``, naming the segment the disk refused).
   ///
   /// ```swift
   /// let recovery = try await journal.recover(for: 42, initialState: Cart.State()) { Cart() }
@@ -320,6 +346,11 @@ public final class SharedJournal<
   private func recover<R: Reducer<State, Action>>(
     slot: Int, name: String, initialState: State, _ reducer: R
   ) async throws(JournalError) -> SharedJournalRecovery<State> {
+    // After a failed write, the index in memory names records that never reached the disk:
+    // reading them would report a damaged index, not the failure.
+    if let failure = sink.writer.failure {
+      throw Self.journalError(failure, file: (failure as? IOError)?.target.path ?? path)
+    }
     var attempt = 0
     while true {
       let (extents, epoch) = sink.core.withLock { ($0.stores[slot].extents, $0.layoutEpoch) }

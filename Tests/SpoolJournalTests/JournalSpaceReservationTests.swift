@@ -215,6 +215,109 @@ extension SpoolJournalTests {
       }
     }
 
+    /// Whether `file` holds more blocks than its bytes need (space reserved past its end).
+    static func isOverAllocated(_ file: String) -> Bool {
+      var status = stat()
+      guard stat(file, &status) == 0 else { return false }
+      let block = Int(status.st_blksize)
+      let needed = (Int(status.st_size) + block - 1) / block * block
+      return Int(status.st_blocks) * 512 > needed
+    }
+
+    /// `kill -9` of a process recording with durable acknowledgements (on `backend`) leaves
+    /// its last file with the space reserved past its end; recovery (on `backend`) truncates
+    /// it after its last whole record: it then holds no more blocks than its bytes need, and
+    /// loads the same actions as before, every acknowledged one among them, which the
+    /// recovered state holds.
+    @Test(arguments: allBackends)
+    func recoveryReleasesAKilledRecordersReservation(
+      backend: IOBackend.Preference
+    ) async throws {
+      var reserved = 0
+      for round in 0..<2 {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let child = try KillChild(folder: directory.path, backend: backend)
+        let acked = try await child.waitForAcknowledgements(atLeast: 1)
+        #expect(acked, "round \(round): the child acknowledged nothing within 60 s")
+        try await Task.sleep(for: .milliseconds(Int.random(in: 0...200)))
+        child.kill()
+        let acknowledged = directory.linesOf("acks").compactMap(Int.init)
+        let path = directory.file("journal")
+        let last = try #require(try JournalFiles.indices(of: path).last)
+        let file = JournalFormat.filePath(path, index: last)
+        if Self.isOverAllocated(file) { reserved += 1 }
+        try await withEngine(backend) { engine in
+          let journal = ActionJournal<Ledger.Action>(path: path, engine: engine)
+          let before = try await journal.load()
+          let recovery = try await journal.recover(initialState: Ledger.State()) { Ledger() }
+          Self.expectNoReservation(file)
+          let after = try await journal.load()
+          #expect(after.actions == before.actions, "round \(round): no whole record cut")
+          #expect(after.unverifiable?.code == .cutOff, "\(String(describing: after.unverifiable))")
+          let recorded = Set(after.actions.compactMap { action -> Int? in
+            if case .add(let value) = action { value } else { nil }
+          })
+          let lost = acknowledged.filter { !recorded.contains($0) }
+          #expect(lost.isEmpty, "round \(round): \(lost.count) of \(acknowledged.count) lost")
+          var expected = Ledger.State()
+          for action in after.actions { _ = Ledger().reduce(into: &expected, action: action) }
+          #expect(recovery.state == expected)
+        }
+      }
+      #expect(reserved > 0, "the killed recorder left space reserved in no round")
+    }
+
+    /// `kill -9` of a process recording eight stores into a shared journal (on `backend`)
+    /// leaves its last segment with the space reserved past its end; opening the journal (on
+    /// `backend`) truncates it after its last whole record: it then holds no more blocks than
+    /// its bytes need, every acknowledged note is in its store's recovered state, and the
+    /// index written for the truncated segment serves the next open, which scans none.
+    @Test(arguments: allBackends)
+    func openingReleasesAKilledSharedJournalsReservation(
+      backend: IOBackend.Preference
+    ) async throws {
+      typealias Journal = SharedJournal<Int, Ledger.State, Ledger.Action>
+      var reserved = 0
+      for round in 0..<2 {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let child = try KillChild(
+          folder: directory.path, variable: KillChild.sharedVariable,
+          filter: "sharedKillChildRecordsUntilKilled", backend: backend)
+        let acked = try await child.waitForAcknowledgements(atLeast: 1)
+        #expect(acked, "round \(round): the child acknowledged nothing within 60 s")
+        try await Task.sleep(for: .milliseconds(Int.random(in: 0...200)))
+        child.kill()
+        let acknowledged = directory.linesOf("acks")
+        let path = directory.file("journal")
+        let last = try #require(try JournalFiles.indices(of: path).last)
+        let file = JournalFormat.filePath(path, index: last)
+        if Self.isOverAllocated(file) { reserved += 1 }
+        try await withEngine(backend) { engine in
+          let journal = try await Journal.open(path: path, engine: engine)
+          Self.expectNoReservation(file)
+          var lost = 0
+          for producer in 0..<8 {
+            let recovery = try await journal.recover(for: producer, initialState: Ledger.State()) {
+              Ledger()
+            }
+            let notes = recovery.state.notes
+            #expect(notes == (0..<notes.count).map { "\(producer)/\($0)" }, "round \(round)")
+            let recorded = Set(notes)
+            lost += acknowledged.filter { $0.hasPrefix("\(producer)/") && !recorded.contains($0) }
+              .count
+          }
+          #expect(lost == 0, "round \(round): \(lost) of \(acknowledged.count) lost")
+          try await journal.close()
+          let again = try await Journal.open(path: path, engine: engine)
+          #expect(again.opening.scannedSegments == 0, "\(again.opening)")
+          try await again.close()
+        }
+      }
+      #expect(reserved > 0, "the killed journal left space reserved in no round")
+    }
+
     /// The reservation's arithmetic: whole steps, within the file size limit, never short of
     /// the bytes to write.
     @Test func reservationsEndAtWholeStepsWithinTheFileLimit() {

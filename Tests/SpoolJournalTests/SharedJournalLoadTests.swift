@@ -178,6 +178,68 @@ extension SpoolJournalTests {
       }
     }
 
+    /// After a write of the journal failed (`EIO`, injected), recovering a store of the open
+    /// journal throws that failure, naming the segment, not a damaged index: the store whose
+    /// eviction's snapshot never reached the disk, a store evicted before the failure, and a
+    /// new store (`makeStore`) alike. Opened again, the journal recovers each store up to its
+    /// last record that reached the disk: every one made durable before the failure.
+    @Test(arguments: allBackends)
+    func aRecoveryAfterAFailedWriteThrowsTheFailure(
+      backend: IOBackend.Preference
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let failing = Atomic<Bool>(false)
+      try await withEngine(
+        backend,
+        faults: { call in call == "write" && failing.load(ordering: .relaxed) ? .error(EIO) : nil }
+      ) { engine in
+        let path = directory.file("shared")
+        let journal = try await Journal.open(
+          path: path, configuration: Shared.small, engine: engine)
+        let stores = try await Shared.recordInterleaved(journal, stores: 0..<2, rounds: 0..<10)
+        #expect(try await journal.evict(0, finalState: await stores[0]!.state))
+        try await journal.waitUntilDurable()
+        failing.store(true, ordering: .relaxed)
+        for round in 10..<20 {
+          for action in Shared.actions(store: 1, round: round) { await stores[1]?.send(action) }
+        }
+        // The snapshot enters the index in memory; its write fails.
+        await #expect(throws: IOError.self) {
+          try await journal.evict(1, finalState: await stores[1]!.state)
+        }
+        func expectTheFailure(_ error: JournalError?, _ what: String) {
+          #expect(error?.code == .io, "\(what): \(String(describing: error))")
+          #expect(error?.underlyingError?.errno == EIO, "\(what): \(String(describing: error))")
+          #expect(
+            error?.file.hasPrefix("\(path).") == true && error?.file.hasSuffix(".journal") == true,
+            "\(what): \(String(describing: error))")
+        }
+        for id in 0..<2 {
+          let error = await #expect(throws: JournalError.self) {
+            _ = try await journal.recover(for: id, initialState: Ledger.State()) { Ledger() }
+          }
+          expectTheFailure(error, "recover(for: \(id))")
+        }
+        let refused = await #expect(throws: JournalError.self) {
+          _ = try await journal.makeStore(for: 2, initialState: Ledger.State()) { Ledger() }
+        }
+        expectTheFailure(refused, "makeStore(for: 2)")
+        await #expect(throws: IOError.self) { try await journal.close() }
+        failing.store(false, ordering: .relaxed)
+
+        let reopened = try await Journal.open(
+          path: path, configuration: Shared.small, engine: engine)
+        for id in 0..<2 {
+          let recovery = try await reopened.recover(for: id, initialState: Ledger.State()) {
+            Ledger()
+          }
+          #expect(recovery.state == Shared.expected(store: id, rounds: 0..<10), "store \(id)")
+        }
+        try await reopened.close()
+      }
+    }
+
     /// A key the journal cannot hold is refused, naming it.
     @Test func anEmptyKeyIsRefused() async throws {
       let directory = TemporaryDirectory()

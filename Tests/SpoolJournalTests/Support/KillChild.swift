@@ -2,6 +2,7 @@
   import Glibc
 #endif
 import Foundation
+import SpoolIO
 import Testing
 
 /// This test binary run again as a child that records a journal into `folder` with durable
@@ -17,9 +18,11 @@ struct KillChild {
   let process: Process
   let folder: String
 
+  /// Starts the child; with `backend`, its shared engine runs on that backend
+  /// (`SPOOL_IO_BACKEND`), else on this process's choice.
   init(
     folder: String, variable: String = Self.variable,
-    filter: String = "killChildRecordsUntilKilled"
+    filter: String = "killChildRecordsUntilKilled", backend: IOBackend.Preference? = nil
   ) throws {
     self.folder = folder
     let process = Process()
@@ -27,6 +30,11 @@ struct KillChild {
     process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
     var environment = ProcessInfo.processInfo.environment
     environment[variable] = folder
+    switch backend {
+    case .threads?: environment["SPOOL_IO_BACKEND"] = "threads"
+    case .ioUring?, .automatic?: environment["SPOOL_IO_BACKEND"] = nil
+    case nil: break
+    }
     process.environment = environment
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
