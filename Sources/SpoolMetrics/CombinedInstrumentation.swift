@@ -87,6 +87,22 @@ public final class CombinedInstrumentation<Action: Sendable>: StoreInstrumentati
     }
   }
 
+  /// Forwards the action's address to each part.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { tap in
+  ///   both._actionReduced(at: tap, enqueuedAt: 100, startedAt: 150, endedAt: 190)
+  /// }
+  /// ```
+  public func _actionReduced(
+    at action: UnsafePointer<Action>, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  ) {
+    for part in parts {
+      part._actionReduced(
+        at: action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+    }
+  }
+
   /// Forwards to each part.
   ///
   /// ```swift
@@ -109,3 +125,6 @@ public final class CombinedInstrumentation<Action: Sendable>: StoreInstrumentati
     }
   }
 }
+
+// Its `_actionReduced(at:…)` reads the action in place.
+extension CombinedInstrumentation: InPlaceActionTiming {}

@@ -37,6 +37,20 @@ static inline unsigned int cspool_lock_backoff_get(void) { return cspool_lock_ba
 /// Sets the calling thread's backoff (see `cspool_lock_backoff`).
 static inline void cspool_lock_backoff_set(unsigned int value) { cspool_lock_backoff = value; }
 
+/// The calling thread's table of latency-recorder cells (SpoolProfiling's ThreadCellsCache);
+/// NULL until the thread first records. A copy of the thread's value of the cache's pthread
+/// key, whose destructor frees the table and clears this: the key's value is a library call
+/// to read, this is one %fs-relative load. Defined in cspool_time.c.
+extern __thread void *cspool_thread_cells_table __attribute__((tls_model("initial-exec")));
+
+/// The calling thread's table (see `cspool_thread_cells_table`).
+static inline void *cspool_thread_cells_table_get(void) { return cspool_thread_cells_table; }
+
+/// Sets the calling thread's table (see `cspool_thread_cells_table`).
+static inline void cspool_thread_cells_table_set(void *table) {
+  cspool_thread_cells_table = table;
+}
+
 /// The state of the calling thread's generator that picks which pushes to sampled stores are
 /// timed (RootCore.enqueue); 0 until its first use. Random, not every Nth push: a thread that
 /// pushes to several stores in turn (A, B, A, B) would otherwise time all of one store's

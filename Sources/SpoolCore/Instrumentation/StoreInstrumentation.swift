@@ -99,6 +99,26 @@ public protocol StoreInstrumentation<Action>: AnyObject, Sendable {
   ///
   /// - Parameter action: The action that was reduced.
   func actionCounted(_ action: Action)
+
+  /// What Spool's stores call for a timed action: the action passed by address to what,
+  /// by default, is ``actionReduced(_:enqueuedAt:startedAt:endedAt:)``.
+  ///
+  /// Implement it only to read the action in place: the default passes a copy of the action to
+  /// ``actionReduced(_:enqueuedAt:startedAt:endedAt:)``, which is all an instrumentation needs.
+  /// A store's code is compiled for its concrete action type and the instrumentation's is not,
+  /// so an implementation that needs the action's bytes (to read its case) gets them here
+  /// without a generic copy. `action` is valid only during the call.
+  ///
+  /// ```swift
+  /// func _actionReduced(
+  ///   at action: UnsafePointer<Counter.Action>,
+  ///   enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  /// ) {
+  ///   reduced.add(1, ordering: .relaxed)
+  /// }
+  /// ```
+  func _actionReduced(
+    at action: UnsafePointer<Action>, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64)
 }
 
 extension StoreInstrumentation {
@@ -110,6 +130,40 @@ extension StoreInstrumentation {
 
   /// The default: nothing (a store calls it only for an instrumentation that samples).
   public func actionCounted(_ action: Action) {}
+
+  /// The default: ``actionReduced(_:enqueuedAt:startedAt:endedAt:)`` with a copy of the action.
+  public func _actionReduced(
+    at action: UnsafePointer<Action>, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  ) {
+    actionReduced(action.pointee, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+  }
+}
+
+/// An instrumentation of Spool's own whose entry
+/// ``StoreInstrumentation/_actionReduced(at:enqueuedAt:startedAt:endedAt:)`` reads the action in
+/// place. A store calls that entry only for these: for any other, the
+/// default entry would copy the action in generic code before calling
+/// ``StoreInstrumentation/actionReduced(_:enqueuedAt:startedAt:endedAt:)``, a cost the direct
+/// call does not have.
+package protocol InPlaceActionTiming: AnyObject {}
+
+extension StoreInstrumentation {
+  /// How a store reports a timed action: with `inPlace` (the instrumentation is an
+  /// ``InPlaceActionTiming``), the action's address, taken here in code compiled for the
+  /// concrete action type; otherwise the action itself.
+  @inlinable @inline(__always)
+  package func recordReduced(
+    _ action: borrowing Action, inPlace: Bool, enqueuedAt: UInt64, startedAt: UInt64,
+    endedAt: UInt64
+  ) {
+    if inPlace {
+      withUnsafePointer(to: action) {
+        _actionReduced(at: $0, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+      }
+    } else {
+      actionReduced(copy action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+    }
+  }
 }
 
 /// How an effect task ended.

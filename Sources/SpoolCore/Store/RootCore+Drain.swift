@@ -123,8 +123,9 @@ extension RootCore {
         } else {
           let start = SpoolTime.now()
           effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
-          instrumentation.actionReduced(
-            queued.action, enqueuedAt: queued.enqueuedAt, startedAt: start,
+          instrumentation.recordReduced(
+            queued.action, inPlace: timesInPlace, enqueuedAt: queued.enqueuedAt,
+            startedAt: start,
             endedAt: SpoolTime.now())
         }
         if !effect.isNone { _ = startEffect(effect, of: queued.action, collect: false) }
@@ -135,8 +136,8 @@ extension RootCore {
       while reduced < limit, let queued = queue.pop() {
         let effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
         let time = queued.enqueuedAt
-        instrumentation.actionReduced(
-          queued.action, enqueuedAt: time, startedAt: time, endedAt: time)
+        instrumentation.recordReduced(
+          queued.action, inPlace: timesInPlace, enqueuedAt: time, startedAt: time, endedAt: time)
         if !effect.isNone { _ = startEffect(effect, of: queued.action, collect: false) }
         reduced &+= 1
       }
@@ -147,8 +148,9 @@ extension RootCore {
         let start = now
         let effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
         now = SpoolTime.now()
-        instrumentation.actionReduced(
-          queued.action, enqueuedAt: queued.enqueuedAt, startedAt: start, endedAt: now
+        instrumentation.recordReduced(
+          queued.action, inPlace: timesInPlace, enqueuedAt: queued.enqueuedAt,
+          startedAt: start, endedAt: now
         )
         if !effect.isNone {
           _ = startEffect(effect, of: queued.action, collect: false)

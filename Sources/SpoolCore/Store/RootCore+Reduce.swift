@@ -52,13 +52,15 @@ extension RootCore {
     guard timesReduces else {
       let effect = reducer.reduce(into: &statePointer.pointee, action: action)
       let time = enqueuedAt == 0 ? SpoolTime.now() : enqueuedAt
-      instrumentation?.actionReduced(action, enqueuedAt: time, startedAt: time, endedAt: time)
+      instrumentation?.recordReduced(
+        action, inPlace: timesInPlace, enqueuedAt: time, startedAt: time, endedAt: time)
       return effect
     }
     let start = SpoolTime.now()
     let effect = reducer.reduce(into: &statePointer.pointee, action: action)
-    instrumentation?.actionReduced(
-      action, enqueuedAt: enqueuedAt == 0 ? start : enqueuedAt, startedAt: start,
+    instrumentation?.recordReduced(
+      action, inPlace: timesInPlace, enqueuedAt: enqueuedAt == 0 ? start : enqueuedAt,
+      startedAt: start,
       endedAt: SpoolTime.now()
     )
     return effect

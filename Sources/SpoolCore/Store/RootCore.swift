@@ -159,6 +159,10 @@ where R.State: Sendable {
   /// that the fields every action reads keep their places in the object.
   @usableFromInline let timesReduces: Bool
 
+  /// Whether the instrumentation reads a timed action in place (``InPlaceActionTiming``): the
+  /// store then passes the action's address. Beside ``timesReduces``, in its padding.
+  @usableFromInline let timesInPlace: Bool
+
   /// One action in this many is timed (``StoreInstrumentation/timingSampling``); 1 without
   /// instrumentation, without ``timesReduces``, and when every action is timed. 32 bits, as
   /// is the countdown: the two fit in the padding after ``timesReduces`` and an idle store
@@ -208,6 +212,7 @@ where R.State: Sendable {
     self.instrumentation = instrumentation
     let timesReduces = instrumentation?.timesReduces ?? false
     self.timesReduces = timesReduces
+    self.timesInPlace = instrumentation is any InPlaceActionTiming
     let sampleInterval =
       timesReduces ? UInt32(clamping: max(1, instrumentation?.timingSampling.interval ?? 1)) : 1
     self.sampleInterval = sampleInterval
