@@ -74,6 +74,15 @@ public final class CombinedInstrumentation<Action: Sendable>: StoreInstrumentati
     for part in parts { part.actionCounted(action) }
   }
 
+  /// Forwards the action's address to each part.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { both._actionCounted(at: $0) }
+  /// ```
+  public func _actionCounted(at action: UnsafePointer<Action>) {
+    for part in parts { part._actionCounted(at: action) }
+  }
+
   /// Forwards to each part.
   ///
   /// ```swift

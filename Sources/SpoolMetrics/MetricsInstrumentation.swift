@@ -175,28 +175,29 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   /// metrics.actionCounted(.tap)
   /// ```
   public func actionCounted(_ action: Action) {
+    withUnsafePointer(to: action) { _actionCounted(at: $0) }
+  }
+
+  /// As ``actionCounted(_:)``, with the action read in place: what the store calls.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { metrics._actionCounted(at: $0) }
+  /// ```
+  public func _actionCounted(at action: UnsafePointer<Action>) {
+    let address = ActionAddress(UnsafeRawPointer(action))
     guard let histogramLayout else {
-      let metrics = timerMetrics(of: action)
-      metrics.actions?.increment()
+      timerMetrics(at: address).actions?.increment()
       return
     }
-    // Budget as `actionReduced`'s, with one single-writer store instead of four.
-    withUnsafeBytes(of: action) { bytes in
-      let (slot, cells) = threadSlot(
-        of: ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment))
-      ThreadHistograms.count(
-        into: cells, slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind)
-    }
+    // Budget as `_actionReduced`'s, with one single-writer store instead of four.
+    let (slot, cells) = threadSlot(of: address)
+    ThreadHistograms.count(into: cells, slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind)
     if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
   }
 
-  /// The timers and the counter of `action`'s case, for `recording: .timers`: found
-  /// (or made, on a case's first sight) under the instrumentation's lock.
-  private func timerMetrics(of action: Action) -> MetricsState.ActionMetrics {
-    withUnsafePointer(to: action) { timerMetrics(at: ActionAddress(UnsafeRawPointer($0))) }
-  }
-
-  /// As ``timerMetrics(of:)``, for the action at `address`.
+  /// The timers and the counter of the case of the action at `address`, for
+  /// `recording: .timers`: found (or made, on a case's first sight) under the
+  /// instrumentation's lock.
   private func timerMetrics(at address: ActionAddress) -> MetricsState.ActionMetrics {
     state.withLock { $0.actionMetrics(forValueAt: address) }
   }

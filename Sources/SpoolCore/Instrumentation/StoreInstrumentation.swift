@@ -119,6 +119,17 @@ public protocol StoreInstrumentation<Action>: AnyObject, Sendable {
   /// ```
   func _actionReduced(
     at action: UnsafePointer<Action>, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64)
+
+  /// What Spool's stores call for an action they count without timing it: the action passed
+  /// by address to what, by default, is ``actionCounted(_:)``. Implement it only to read the
+  /// action in place, as ``_actionReduced(at:enqueuedAt:startedAt:endedAt:)``.
+  ///
+  /// ```swift
+  /// func _actionCounted(at action: UnsafePointer<Counter.Action>) {
+  ///   counted.add(1, ordering: .relaxed)
+  /// }
+  /// ```
+  func _actionCounted(at action: UnsafePointer<Action>)
 }
 
 extension StoreInstrumentation {
@@ -137,14 +148,19 @@ extension StoreInstrumentation {
   ) {
     actionReduced(action.pointee, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
   }
+
+  /// The default: ``actionCounted(_:)`` with a copy of the action.
+  public func _actionCounted(at action: UnsafePointer<Action>) {
+    actionCounted(action.pointee)
+  }
 }
 
-/// An instrumentation of Spool's own whose entry
-/// ``StoreInstrumentation/_actionReduced(at:enqueuedAt:startedAt:endedAt:)`` reads the action in
-/// place. A store calls that entry only for these: for any other, the
-/// default entry would copy the action in generic code before calling
-/// ``StoreInstrumentation/actionReduced(_:enqueuedAt:startedAt:endedAt:)``, a cost the direct
-/// call does not have.
+/// An instrumentation of Spool's own whose entries
+/// ``StoreInstrumentation/_actionReduced(at:enqueuedAt:startedAt:endedAt:)`` and
+/// ``StoreInstrumentation/_actionCounted(at:)`` read the action in place. A store calls those
+/// entries only for these: for any other, the default entries would copy the action in generic
+/// code before calling ``StoreInstrumentation/actionReduced(_:enqueuedAt:startedAt:endedAt:)``
+/// or ``StoreInstrumentation/actionCounted(_:)``, a cost the direct calls do not have.
 package protocol InPlaceActionTiming: AnyObject {}
 
 extension StoreInstrumentation {
@@ -162,6 +178,17 @@ extension StoreInstrumentation {
       }
     } else {
       actionReduced(copy action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+    }
+  }
+
+  /// How a store reports an action it counts without timing it, as
+  /// ``recordReduced(_:inPlace:enqueuedAt:startedAt:endedAt:)`` reports a timed one.
+  @inlinable @inline(__always)
+  package func recordCounted(_ action: borrowing Action, inPlace: Bool) {
+    if inPlace {
+      withUnsafePointer(to: action) { _actionCounted(at: $0) }
+    } else {
+      actionCounted(copy action)
     }
   }
 }

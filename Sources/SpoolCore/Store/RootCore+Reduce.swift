@@ -73,7 +73,7 @@ extension RootCore {
   func countUntimed(_ action: Action) {
     assertConsumerLockHeld()
     if let caseCounts, caseCounts._withUnsafeGuaranteedRef({ $0.count(action) }) { return }
-    instrumentation?.actionCounted(action)
+    instrumentation?.recordCounted(action, inPlace: timesInPlace)
   }
 
   /// Whether the holder of the consumer lock times the action it reduces next, with

@@ -124,10 +124,17 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   /// recorder.actionCounted(.tap)
   /// ```
   public func actionCounted(_ action: Action) {
-    withUnsafePointer(to: action) { pointer in
-      let (slot, cells) = threadSlot(of: ActionAddress(UnsafeRawPointer(pointer)))
-      RecorderCells.count(into: cells, slot: slot)
-    }
+    withUnsafePointer(to: action) { _actionCounted(at: $0) }
+  }
+
+  /// As ``actionCounted(_:)``, with the action read in place: what the store calls.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { recorder._actionCounted(at: $0) }
+  /// ```
+  public func _actionCounted(at action: UnsafePointer<Action>) {
+    let (slot, cells) = threadSlot(of: ActionAddress(UnsafeRawPointer(action)))
+    RecorderCells.count(into: cells, slot: slot)
   }
 
   /// The calling thread's cells, and the slot in them of the action at `address`; see
