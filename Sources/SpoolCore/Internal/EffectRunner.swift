@@ -9,7 +9,7 @@ import Synchronization
 /// reduces, the effect's box and `Send`): `spool bench effects`. Most effects a store runs at
 /// volume send and end without suspending; they need no task of their own, only a task other
 /// than the one that reduced their actions. So the store collects the runs it would have
-/// started (``RootCore/startEffect(_:of:collect:)`` says which), and once
+/// started (``RootCore/startEffectLocked(_:of:collect:)`` says which), and once
 /// ``RootCore/runBatchLimit`` of them wait, before it starts or cancels anything else, and at
 /// the end of the pass at the latest, starts them here: one task, started immediately, runs
 /// them in order. When one suspends, the task is that effect's from then on (it is registered

@@ -14,7 +14,7 @@ import Synchronization
 #endif
 
 // Starting the effects that reduces return: collected per pass and started in batches, or
-// started at once for a `send` that returns their tasks. With the consumer lock held.
+// started at once for a `send` that returns their tasks.
 extension RootCore {
   /// How many plain runs the drain loop collects before it starts them in one task
   /// (``EffectRunner``): a run waits at most this many reduces to start.
@@ -29,10 +29,10 @@ extension RootCore {
   /// starts or cancels an effect, so that effects start and are cancelled in the order their
   /// reduces returned them (the reserved ones are reachable by their IDs already). Otherwise a
   /// lone `.run` and the cancellable shape start here, specialized for the reducer; anything
-  /// else goes through the effect planner (`runEffect`), which is generic code whose metadata
+  /// else goes through the effect planner (`runEffectLocked`), which is generic code whose metadata
   /// lookups would be a large part of every effect's cost (`spool bench effects`).
   @inlinable
-  func startEffect(
+  func startEffectLocked(
     _ effect: Effect<Action>, of action: Action, collect: Bool
   ) -> [Task<Void, any Error>] {
     assertConsumerLockHeld()
@@ -45,12 +45,12 @@ extension RootCore {
             capacity: Self.runBatchLimit, keepsOrigins: instrumentation != nil)
         }
         if pendingRuns.unsafelyUnwrapped.append(box, origin: action) == Self.runBatchLimit {
-          startPendingRuns()
+          startPendingRunsLocked()
         }
         return []
       }
-      if pendingRuns != nil { startPendingRuns() }
-      let task = startWork(box.runWork, priority: priority, origin: action, ids: [])
+      if pendingRuns != nil { startPendingRunsLocked() }
+      let task = startWorkLocked(box.runWork, priority: priority, origin: action, ids: [])
       return collect ? [task] : []
     }
     // `.run { … }.cancellable(id:cancelInFlight:)`, the other common shape.
@@ -58,29 +58,29 @@ extension RootCore {
       let innerBox = inner.box, innerBox.isRun
     {
       // Collected runs start first: one may register work under `id` that this one replaces.
-      if pendingRuns != nil { startPendingRuns() }
+      if pendingRuns != nil { startPendingRunsLocked() }
       if !collect {
         let token = registry.reserve(ids: [id], replacing: cancelInFlight ? id : nil)
         pendingReserved.append(
           PendingReservedEffect(token: token, id: id, box: innerBox, origin: action))
-        if pendingReserved.count == Self.runBatchLimit { startPendingReserved() }
+        if pendingReserved.count == Self.runBatchLimit { startPendingReservedLocked() }
         return []
       }
-      let task = startWork(
+      let task = startWorkLocked(
         innerBox.runWork, priority: innerBox.runPriority, origin: action, ids: [id],
         replacing: cancelInFlight ? id : nil)
       return collect ? [task] : []
     }
-    if pendingRuns != nil { startPendingRuns() }
-    return runEffect(effect, of: action)
+    if pendingRuns != nil { startPendingRunsLocked() }
+    return runEffectLocked(effect, of: action)
   }
 
   /// Starts the runs collected in ``pendingRuns``, in order, in as few tasks as their
-  /// suspensions allow (``EffectRunner``); with the consumer lock held.
+  /// suspensions allow (``EffectRunner``).
   @inlinable
-  func startPendingRuns() {
+  func startPendingRunsLocked() {
     assertConsumerLockHeld()
-    let send = sendForEffects
+    let send = sendForEffectsLocked
     guard let batch = pendingRuns else { return }
     pendingRuns = nil
     let registry = self.registry
@@ -112,12 +112,11 @@ extension RootCore {
   }
 
   /// Creates the tasks of the effects in ``pendingReserved``, in order, except those cancelled
-  /// since they were reserved (by their ID, or by a shutdown): those never start; with the
-  /// consumer lock held.
+  /// since they were reserved (by their ID, or by a shutdown): those never start.
   @inlinable
-  func startPendingReserved() {
+  func startPendingReservedLocked() {
     assertConsumerLockHeld()
-    let send = sendForEffects
+    let send = sendForEffectsLocked
     for pending in pendingReserved {
       guard registry.shouldStart(pending.token) else {
         // Still an effect of its action for instrumentation: started and cancelled at once,
@@ -140,17 +139,17 @@ extension RootCore {
   /// Starts every effect the drain pass has collected (at its end): the reserved ones, then
   /// the runs.
   @inlinable
-  func startPendingEffects() {
+  func startPendingEffectsLocked() {
     assertConsumerLockHeld()
-    if !pendingReserved.isEmpty { startPendingReserved() }
-    if pendingRuns != nil { startPendingRuns() }
+    if !pendingReserved.isEmpty { startPendingReservedLocked() }
+    if pendingRuns != nil { startPendingRunsLocked() }
     queue.clearWorkOwed()
   }
 
   /// Forgets the effects collected but not started, when the store has shut down and its drain
   /// loop ends: they count as cancelled before they started (a reserved one gives its slot
-  /// back, so that `finish()` does not wait for it). With the consumer lock held.
-  func dropPendingEffects() {
+  /// back, so that `finish()` does not wait for it).
+  func dropPendingEffectsLocked() {
     assertConsumerLockHeld()
     pendingRuns = nil
     for pending in pendingReserved { _ = registry.shouldStart(pending.token) }
@@ -161,14 +160,15 @@ extension RootCore {
   /// Starts the work of a `.run` effect in a task registered under `ids`, after cancelling the
   /// tasks under `replacing` (`cancelInFlight`).
   @inlinable
-  func startWork(
+  func startWorkLocked(
     _ work: @escaping Effect<Action>.Work,
     priority: TaskPriority?,
     origin: Action,
     ids: [AnyHashableSendable],
     replacing: AnyHashableSendable? = nil
   ) -> Task<Void, any Error> {
-    let send = sendForEffects
+    assertConsumerLockHeld()
+    let send = sendForEffectsLocked
     let work = timed(work, by: origin)
     // `registry.spawn` written out, so that the task's closure is the only allocation besides
     // the task itself (spawn's wrapper closure would be another).
@@ -204,7 +204,8 @@ extension RootCore {
   /// Carries out `effect`: starts its tasks, then reduces the actions it sent synchronously
   /// (first in, first out) and carries out their effects; returns the started tasks.
   @usableFromInline
-  func runEffect(_ effect: Effect<Action>, of action: Action) -> [Task<Void, any Error>] {
+  func runEffectLocked(_ effect: Effect<Action>, of action: Action) -> [Task<Void, any Error>] {
+    assertConsumerLockHeld()
     var tasks: [Task<Void, any Error>] = []
     var pending = [(action, effect)]
     var index = 0
@@ -213,10 +214,10 @@ extension RootCore {
       index += 1
       var plan = EffectPlan<Action>()
       plan.add(effect, registry: registry)
-      start(plan, origin: origin, tasks: &tasks)
+      startPlanLocked(plan, origin: origin, tasks: &tasks)
       for sent in plan.sends {
         // It waited for nothing: reduced as a `send` is.
-        let next = reduceTimed(sent, enqueuedAt: 0)
+        let next = reduceTimedLocked(sent, enqueuedAt: 0)
         if next.isNone { continue }
         pending.append((sent, next))
       }
@@ -224,13 +225,14 @@ extension RootCore {
     return tasks
   }
 
-  private func start(
+  private func startPlanLocked(
     _ plan: EffectPlan<Action>,
     origin: Action,
     tasks: inout [Task<Void, any Error>]
   ) {
+    assertConsumerLockHeld()
     guard plan.hasTasks else { return }
-    let send = sendForEffects
+    let send = sendForEffectsLocked
     if !plan.unregistered.isEmpty {
       let task = spawn(.merge(plan.unregistered), ids: [], origin: origin, send: send)
       tasks.append(task)
