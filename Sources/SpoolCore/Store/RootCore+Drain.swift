@@ -57,7 +57,7 @@ extension RootCore {
         // Shut down. Effects that passes on producers' threads collected and nobody started
         // are dropped, once their pass has unlocked; and no drain starts again.
         await lockOnExecutor(isolation: isolation)
-        dropPendingEffectsLocked()
+        dropCollectedLocked()
         queue.unlockConsumer()
         queue.releaseDrainer()
         return
@@ -162,7 +162,7 @@ extension RootCore {
         reduced &+= 1
       }
     }
-    startPendingEffectsLocked()
+    startCollectedLocked()
     if reduced > 0, isObserved { publishStateLocked() }
     return reduced
   }

@@ -86,7 +86,7 @@ extension RootCore {
   /// effects sent back; unlocks. Returns `false`, without reducing, when more was queued than
   /// ``callerDrainLimit``.
   ///
-  /// The effects its action returned stay collected (``pendingRuns``, ``pendingReserved``)
+  /// The effects its action returned stay collected (``collected``)
   /// when nothing else is to be done: the next passes add to them, so that a burst of
   /// actions from one producer starts its effects in batches, as a drain pass does (one task
   /// for the runs that end without suspending; no task for a restart replaced before it
@@ -105,7 +105,7 @@ extension RootCore {
       return true
     }
     if _slowPath(isObserved) { publishStateLocked() }
-    if pendingRuns == nil && pendingReserved.isEmpty {
+    if collected.isEmpty {
       queue.unlockConsumer()
     } else {
       queue.markWorkOwed()
@@ -264,7 +264,7 @@ extension RootCore {
     let tasks = processLocked(action, enqueuedAt: 0, collect: true)
     // Effects that passes on producers' threads left collected start now, as they would
     // at the end of a drain pass.
-    startPendingEffectsLocked()
+    startCollectedLocked()
     if isObserved { publishStateLocked() }
     return StoreTask(tasks: tasks) { [self] in await settle(isolation: isolation) }
   }

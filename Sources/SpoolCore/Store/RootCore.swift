@@ -45,8 +45,8 @@ struct QueuedAction<Action: Sendable>: Sendable {
 final class RootCore<R: Reducer & SendableMetatype>: StoreCore, ActionQueueDrainer,
   @unchecked Sendable
 where R.State: Sendable {
-  // @unchecked Sendable, justified: the state behind `statePointer`, `reducer`, `pendingRuns`,
-  // `pendingReserved` and `defaultIdentity` are read and written only by the holder of the
+  // @unchecked Sendable, justified: the state behind `statePointer`, `reducer`, `collected`
+  // and `defaultIdentity` are read and written only by the holder of the
   // queue's consumer lock (every member that touches them is named `…Locked` or `…Unlocking`
   // and asserts the lock in debug builds, see CONTRIBUTING.md; their callers take it: the drain
   // loop, `finish`, `settle`, the state readers, and producers that reduce on their own thread);
@@ -109,36 +109,11 @@ where R.State: Sendable {
   /// it names `RootCore` instead.
   @usableFromInline var makeEffectSend: ((RootCore) -> Void)?
 
-  /// The runs of the current drain pass waiting to start (``startEffectLocked(_:of:collect:)``),
-  /// `nil` when none is. Protected by the consumer lock. Not checked for exclusive access
-  /// at run time: only the lock's holder touches it, never re-entrantly.
-  @exclusivity(unchecked) @usableFromInline var pendingRuns: EffectBatch<Action>?
-
-  /// The `.run(…).cancellable(id:cancelInFlight:)` effects of the current drain pass, reserved
-  /// in the registry (so that a cancellation by ID or a later `cancelInFlight` reaches them)
-  /// but without a task yet: one cancelled before the pass ends never gets one (a task per
-  /// restart made restarts about half as fast: `spool bench cancellation`). Protected by the
-  /// consumer lock, like ``pendingRuns``; empty when no pass has left effects collected
+  /// The effects of the current pass waiting to start (their rule is the type's). Protected by
+  /// the consumer lock. Not checked for exclusive access at run time: only the lock's holder
+  /// touches it, never re-entrantly. Empty when no pass has left effects collected
   /// (``passWithDependenciesUnlocking(_:)``).
-  @exclusivity(unchecked) @usableFromInline var pendingReserved: [PendingReservedEffect] = []
-
-  /// An effect in ``pendingReserved``: its registration token, its ID, its run, and the action
-  /// whose reduce returned it (for instrumentation).
-  @usableFromInline
-  struct PendingReservedEffect {
-    @usableFromInline let token: Int
-    @usableFromInline let id: AnyHashableSendable
-    @usableFromInline let box: Effect<Action>.Box
-    @usableFromInline let origin: Action
-
-    @inlinable
-    init(token: Int, id: AnyHashableSendable, box: Effect<Action>.Box, origin: Action) {
-      self.token = token
-      self.id = id
-      self.box = box
-      self.origin = origin
-    }
-  }
+  @exclusivity(unchecked) @usableFromInline var collected = CollectedEffects<Action>()
 
   /// How many times a drain looks for more work before it ends (a few microseconds).
   ///
