@@ -206,64 +206,31 @@ extension RootCore {
     }
   }
 
-  /// Carries out `effect`: starts its tasks, then reduces the actions it sent synchronously
-  /// (first in, first out) and carries out their effects; returns the started tasks.
+  /// Carries out `effect` through the effect planner
+  /// (``EffectPlan/carryOut(_:of:registry:reduce:start:)``, the code `TestStore` runs effects
+  /// with): starts its tasks, then reduces the actions it sent synchronously (first in, first
+  /// out) and carries out their effects; returns the started tasks.
   @usableFromInline
   func runEffectLocked(_ effect: Effect<Action>, of action: Action) -> [Task<Void, any Error>] {
     assertConsumerLockHeld()
     var tasks: [Task<Void, any Error>] = []
-    var pending = [(action, effect)]
-    var index = 0
-    while index < pending.count {
-      let (origin, effect) = pending[index]
-      index += 1
-      var plan = EffectPlan<Action>()
-      plan.add(effect, registry: registry)
-      startPlanLocked(plan, origin: origin, tasks: &tasks)
-      for sent in plan.sends {
-        // It waited for nothing: reduced as a `send` is.
-        let next = reduceTimedLocked(sent, enqueuedAt: 0)
-        if next.isNone { continue }
-        pending.append((sent, next))
-      }
-    }
-    return tasks
-  }
-
-  private func startPlanLocked(
-    _ plan: EffectPlan<Action>,
-    origin: Action,
-    tasks: inout [Task<Void, any Error>]
-  ) {
-    assertConsumerLockHeld()
-    guard plan.hasTasks else { return }
-    let send = sendForEffectsLocked
-    if !plan.unregistered.isEmpty {
-      let task = spawn(.merge(plan.unregistered), ids: [], origin: origin, send: send)
-      tasks.append(task)
-    }
-    for (ids, effect) in plan.registered {
-      let task = spawn(effect, ids: ids, origin: origin, send: send)
-      tasks.append(task)
-    }
-  }
-
-  private func spawn(
-    _ effect: Effect<Action>, ids: [AnyHashableSendable], origin: Action, send: Send<Action>
-  ) -> Task<Void, any Error> {
     let registry = self.registry
-    guard let instrumentation else {
-      return registry.spawn(ids: ids, priority: effect.priority) {
-        _ = await effect.execute(send: send, registry: registry)
-      }
-    }
-    let startedAt = SpoolTime.now()
-    instrumentation.effectStarted(by: origin, at: startedAt)
-    return registry.spawn(ids: ids, priority: effect.priority) {
-      let outcome = await effect.execute(send: send, registry: registry)
-      instrumentation.effectEnded(
-        by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome
-      )
-    }
+    let instrumentation = self.instrumentation
+    EffectPlan.carryOut(
+      effect, of: action, registry: registry,
+      // It waited for nothing: reduced as a `send` is.
+      reduce: { reduceTimedLocked($0, enqueuedAt: 0) },
+      start: { plan, origin in
+        tasks += plan.startTasks(registry: registry, send: sendForEffectsLocked) {
+          guard let instrumentation else { return nil }
+          let startedAt = SpoolTime.now()
+          instrumentation.effectStarted(by: origin, at: startedAt)
+          return { outcome in
+            instrumentation.effectEnded(
+              by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome)
+          }
+        }
+      })
+    return tasks
   }
 }
