@@ -68,13 +68,16 @@ import Testing
     var collected = Collected()
     #expect(collected.isEmpty)
     for index in 1..<Collected.batchLimit {
-      #expect(!collected.collect(run: plainRun, origin: index, keepsOrigins: true))
+      let full = collected.collect(run: plainRun, origin: index, keepsOrigins: true)
+      #expect(!full)
     }
-    #expect(collected.collect(run: plainRun, origin: 64, keepsOrigins: true))
+    let full = collected.collect(run: plainRun, origin: 64, keepsOrigins: true)
+    #expect(full)
     let batch = collected.takeRuns()
     #expect(batch?.count == Collected.batchLimit)
     #expect(batch?.takeOrigin(63) == 64)
-    #expect(collected.takeRuns() == nil)
+    let none = collected.takeRuns()
+    #expect(none == nil)
     #expect(collected.isEmpty)
   }
 
@@ -82,9 +85,11 @@ import Testing
     let registry = EffectRegistry(startsImmediately: true)
     var collected = Collected()
     for index in 1..<Collected.batchLimit {
-      #expect(!collected.collect(reserved: reserved("\(index)", in: registry, origin: index)))
+      let full = collected.collect(reserved: reserved("\(index)", in: registry, origin: index))
+      #expect(!full)
     }
-    #expect(collected.collect(reserved: reserved("last", in: registry, origin: 64)))
+    let full = collected.collect(reserved: reserved("last", in: registry, origin: 64))
+    #expect(full)
     var started: [Int] = []
     collected.startReserved { started.append($0.origin) }
     #expect(started == Array(1...64))
