@@ -25,7 +25,7 @@ static inline uintptr_t cspool_thread_identity(void) {
 }
 
 /// How many more times the calling thread pushes to a store's queue without trying its lock,
-/// after it found the lock held (RootCore.enqueueInline): under contention every try reads a
+/// after it found the lock held (RootCore.enqueue): under contention every try reads a
 /// cache line that the holder keeps taking back, which costs more than the push it would save.
 /// Per thread, for every store: it only chooses between two correct paths. Defined in
 /// cspool_time.c (a header's static thread-local is not emitted for Swift's importer).
