@@ -144,7 +144,7 @@ let package = Package(
     .target(
       name: "SpoolProfiling",
       dependencies: [
-        "SpoolCore", "CSpoolAffinity",
+        "SpoolCore", "CSpoolAffinity", "CSpoolTime",
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]
     ),

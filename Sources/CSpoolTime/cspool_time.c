@@ -7,6 +7,9 @@
 // The per-thread backoff of CSpoolThread.h.
 __thread unsigned int cspool_lock_backoff __attribute__((tls_model("initial-exec"))) = 0;
 
+// The per-thread table of latency-recorder cells of CSpoolThread.h.
+__thread void *cspool_thread_cells_table __attribute__((tls_model("initial-exec"))) = 0;
+
 // The per-thread sampling generator of CSpoolThread.h.
 __thread uint64_t cspool_sample_state __attribute__((tls_model("initial-exec"))) = 0;
 

@@ -110,8 +110,8 @@ public actor Store<State: Sendable, Action: Sendable> {
     core.install()
     self.init(
       root: core,
-      enqueue: { core.enqueueInline($0) },
-      trySend: { core.trySendOnCaller($0) },
+      enqueue: { core.enqueue($0) },
+      trySend: { core.trySend($0) },
       send: { await core.sendOnExecutor($0, isolation: core.isolation) }
     )
   }

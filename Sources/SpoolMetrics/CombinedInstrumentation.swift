@@ -74,6 +74,15 @@ public final class CombinedInstrumentation<Action: Sendable>: StoreInstrumentati
     for part in parts { part.actionCounted(action) }
   }
 
+  /// Forwards the action's address to each part.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { both._actionCounted(at: $0) }
+  /// ```
+  public func _actionCounted(at action: UnsafePointer<Action>) {
+    for part in parts { part._actionCounted(at: action) }
+  }
+
   /// Forwards to each part.
   ///
   /// ```swift
@@ -84,6 +93,22 @@ public final class CombinedInstrumentation<Action: Sendable>: StoreInstrumentati
   ) {
     for part in parts {
       part.actionReduced(action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+    }
+  }
+
+  /// Forwards the action's address to each part.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { tap in
+  ///   both._actionReduced(at: tap, enqueuedAt: 100, startedAt: 150, endedAt: 190)
+  /// }
+  /// ```
+  public func _actionReduced(
+    at action: UnsafePointer<Action>, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  ) {
+    for part in parts {
+      part._actionReduced(
+        at: action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
     }
   }
 
@@ -109,3 +134,6 @@ public final class CombinedInstrumentation<Action: Sendable>: StoreInstrumentati
     }
   }
 }
+
+// Its `_actionReduced(at:…)` reads the action in place.
+extension CombinedInstrumentation: InPlaceActionTiming {}

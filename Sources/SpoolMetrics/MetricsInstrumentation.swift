@@ -61,8 +61,6 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   private let tagReader: ActionTagReader
   /// This instrumentation's key in each thread's `ThreadCellsCache`.
   private let ownerID = ThreadCellsCache.makeOwnerID()
-  /// `ThreadCellsCache.key`, read once: the hot path then calls no `swift_once`.
-  private let threadKey = ThreadCellsCache.key
   /// Whether the publishing task runs (histogram recording).
   private let publicationScheduled = Atomic<Bool>(false)
 
@@ -133,10 +131,27 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   public func actionReduced(
     _ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
   ) {
+    withUnsafePointer(to: action) { action in
+      _actionReduced(at: action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+    }
+  }
+
+  /// As ``actionReduced(_:enqueuedAt:startedAt:endedAt:)``, with the action read in place:
+  /// what the store calls.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { tap in
+  ///   metrics._actionReduced(at: tap, enqueuedAt: 100, startedAt: 150, endedAt: 190)
+  /// }
+  /// ```
+  public func _actionReduced(
+    at action: UnsafePointer<Action>, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  ) {
     let queueWait = Self.nanoseconds(from: enqueuedAt, to: startedAt)
     let reduce = Self.nanoseconds(from: startedAt, to: endedAt)
+    let address = ActionAddress(UnsafeRawPointer(action))
     guard let histogramLayout else {
-      let metrics = timerMetrics(of: action)
+      let metrics = timerMetrics(at: address)
       metrics.queueWait.recordNanoseconds(Int64(clamping: queueWait))
       metrics.reduce.recordNanoseconds(Int64(clamping: reduce))
       metrics.actions?.increment()
@@ -144,14 +159,11 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     }
     // Budget: ``threadSlot(of:)``'s, two bucket searches and four single-writer stores; no
     // lock, no allocation.
-    withUnsafeBytes(of: action) { bytes in
-      let (slot, cells) = threadSlot(
-        of: ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment))
-      ThreadHistograms.record(
-        into: cells, slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind,
-        queueWait: (PendingHistograms.bucket(of: queueWait, in: histogramLayout.bounds), queueWait),
-        reduce: (PendingHistograms.bucket(of: reduce, in: histogramLayout.bounds), reduce))
-    }
+    let (slot, cells) = threadSlot(of: address)
+    ThreadHistograms.record(
+      into: cells, slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind,
+      queueWait: (PendingHistograms.bucket(of: queueWait, in: histogramLayout.bounds), queueWait),
+      reduce: (PendingHistograms.bucket(of: reduce, in: histogramLayout.bounds), reduce))
     // Read-mostly: written once per publication cycle, so this stays in the cache.
     if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
   }
@@ -163,36 +175,39 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   /// metrics.actionCounted(.tap)
   /// ```
   public func actionCounted(_ action: Action) {
+    withUnsafePointer(to: action) { _actionCounted(at: $0) }
+  }
+
+  /// As ``actionCounted(_:)``, with the action read in place: what the store calls.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { metrics._actionCounted(at: $0) }
+  /// ```
+  public func _actionCounted(at action: UnsafePointer<Action>) {
+    let address = ActionAddress(UnsafeRawPointer(action))
     guard let histogramLayout else {
-      let metrics = timerMetrics(of: action)
-      metrics.actions?.increment()
+      timerMetrics(at: address).actions?.increment()
       return
     }
-    // Budget as `actionReduced`'s, with one single-writer store instead of four.
-    withUnsafeBytes(of: action) { bytes in
-      let (slot, cells) = threadSlot(
-        of: ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment))
-      ThreadHistograms.count(
-        into: cells, slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind)
-    }
+    // Budget as `_actionReduced`'s, with one single-writer store instead of four.
+    let (slot, cells) = threadSlot(of: address)
+    ThreadHistograms.count(into: cells, slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind)
     if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
   }
 
-  /// The timers and the counter of `action`'s case, for `recording: .timers`: found
-  /// (or made, on a case's first sight) under the instrumentation's lock.
-  private func timerMetrics(of action: Action) -> MetricsState.ActionMetrics {
-    withUnsafeBytes(of: action) { bytes in
-      let address = ActionAddress(bytes: bytes, alignment: MemoryLayout<Action>.alignment)
-      return state.withLock { $0.actionMetrics(forValueAt: address) }
-    }
+  /// The timers and the counter of the case of the action at `address`, for
+  /// `recording: .timers`: found (or made, on a case's first sight) under the
+  /// instrumentation's lock.
+  private func timerMetrics(at address: ActionAddress) -> MetricsState.ActionMetrics {
+    state.withLock { $0.actionMetrics(forValueAt: address) }
   }
 
   /// The calling thread's cells, and the slot in them of the action at `address`; see
-  /// `ThreadCellsCache.slot(owner:key:topLevelTag:locate:)` for the budget.
+  /// `ThreadCellsCache.slot(owner:topLevelTag:locate:)` for the budget.
   @inline(__always)
   private func threadSlot(of address: ActionAddress) -> (slot: Int, cells: ThreadCells) {
     let tag = tagReader.tag(ofValueAt: address.pointer)
-    return ThreadCellsCache.slot(owner: ownerID, key: threadKey, topLevelTag: tag) {
+    return ThreadCellsCache.slot(owner: ownerID, topLevelTag: tag) {
       state.withLock { $0.locate(valueAt: address, topLevelTag: tag) }
     }
   }
@@ -285,3 +300,6 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     end > start ? end &- start : 0
   }
 }
+
+// Its `_actionReduced(at:…)` reads the action in place.
+extension MetricsInstrumentation: InPlaceActionTiming {}

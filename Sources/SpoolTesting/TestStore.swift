@@ -157,7 +157,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// itself (`dismiss()` in one of its effects); from then on, `send` is refused.
   var isDismissed = false
   /// What `dismiss()` does in an effect of the root feature: bound around every effect the
-  /// test store starts; a presented child's own target overrides it in the child's effects.
+  /// test store starts; a presented child's own target overrides it in the child's effects,
+  /// and the children the root runs without a presentation do not dismiss through it.
   let rootDismissal: DismissTarget
   /// Where the test store was created: the end-of-test failures that belong to no step.
   let location: TestLocation
@@ -207,7 +208,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     self.mailbox = mailbox
     self.executor = executor
     self.effects = EffectStarter(executor: executor)
-    self.rootDismissal = DismissTarget { mailbox.dismiss() }
+    self.rootDismissal = DismissTarget(rootFeatureOnly: true) { mailbox.dismiss() }
     self.location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 

@@ -146,9 +146,27 @@ import Testing
     let store = Store(initialState: Editor.State()) { Editor() }
     await withKnownIssue {
       await store.send(.closeTapped).finish()
+    } matching: { issue in
+      // TCA's words open the report, so that matchers written for TCA's still match.
+      let text = String(describing: issue)
+      return text.contains("A reducer requested dismissal at \"")
+        && text.contains("but couldn't be dismissed. …")
     }
     await store.finish()
     #expect(await store.state == Editor.State())
+  }
+
+  // The live side of TCA's `testDismissWithoutPresentationTools`: a child that `ifLet` runs on
+  // a plain optional has no presentation to dismiss, so its `dismiss()` is reported, as TCA's
+  // live store reports it, and the child stays.
+  @Test func dismissFromAChildWithoutAPresentationIsReportedAndDoesNothing() async {
+    let state = Drafts.State(draft: Editor.State())
+    let store = Store(initialState: state) { Drafts() }
+    await withKnownIssue {
+      await store.send(.draft(.closeTapped)).finish()
+    } matching: { String(describing: $0).contains("but couldn't be dismissed. …") }
+    await store.finish()
+    #expect(await store.state == state)
   }
 
   @Test func anOverriddenDismissRunsInsteadOfThePresentations() async {
@@ -312,5 +330,22 @@ import Testing
     let state = await store.state
     #expect(state.destination == nil)
     #expect(state.path == [Editor.State(seconds: 1)])
+  }
+}
+
+/// An editor run by `ifLet` on a plain optional: no presentation around it.
+private struct Drafts: Reducer {
+  struct State: Equatable, Sendable {
+    var draft: Editor.State?
+  }
+
+  @CasePathable
+  enum Action: Equatable, Sendable {
+    case draft(Editor.Action)
+  }
+
+  var body: some ReducerOf<Self> {
+    EmptyReducer()
+      .ifLet(\.draft, action: \.draft) { Editor() }
   }
 }

@@ -24,7 +24,7 @@ struct WorkloadTests {
     "file-io": ["blocking-io", "spoolio-direct"],
     "echo": ["spoolio-direct"],
     "todos": ["raw-loop", "plain-actor", "locked-class", "spool-1000-rows"],
-    "instrumentation-counter": ["spool-instrumented", "spool-sampled"],
+    "instrumentation-counter": ["spool-instrumented", "spool-sampled", "spool-clock-only"],
     "instrumentation-work": ["raw-loop", "spool-instrumented", "spool-sampled"],
   ]
 

@@ -25,7 +25,7 @@ static inline uintptr_t cspool_thread_identity(void) {
 }
 
 /// How many more times the calling thread pushes to a store's queue without trying its lock,
-/// after it found the lock held (RootCore.enqueueInline): under contention every try reads a
+/// after it found the lock held (RootCore.enqueue): under contention every try reads a
 /// cache line that the holder keeps taking back, which costs more than the push it would save.
 /// Per thread, for every store: it only chooses between two correct paths. Defined in
 /// cspool_time.c (a header's static thread-local is not emitted for Swift's importer).
@@ -36,6 +36,20 @@ static inline unsigned int cspool_lock_backoff_get(void) { return cspool_lock_ba
 
 /// Sets the calling thread's backoff (see `cspool_lock_backoff`).
 static inline void cspool_lock_backoff_set(unsigned int value) { cspool_lock_backoff = value; }
+
+/// The calling thread's table of latency-recorder cells (SpoolProfiling's ThreadCellsCache);
+/// NULL until the thread first records. A copy of the thread's value of the cache's pthread
+/// key, whose destructor frees the table and clears this: the key's value is a library call
+/// to read, this is one %fs-relative load. Defined in cspool_time.c.
+extern __thread void *cspool_thread_cells_table __attribute__((tls_model("initial-exec")));
+
+/// The calling thread's table (see `cspool_thread_cells_table`).
+static inline void *cspool_thread_cells_table_get(void) { return cspool_thread_cells_table; }
+
+/// Sets the calling thread's table (see `cspool_thread_cells_table`).
+static inline void cspool_thread_cells_table_set(void *table) {
+  cspool_thread_cells_table = table;
+}
 
 /// The state of the calling thread's generator that picks which pushes to sampled stores are
 /// timed (RootCore.enqueue); 0 until its first use. Random, not every Nth push: a thread that

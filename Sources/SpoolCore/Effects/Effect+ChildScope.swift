@@ -60,7 +60,8 @@ struct KeyPathIdentity: Hashable, @unchecked Sendable {
 /// The children whose effect is running in the current task, innermost first: bound by the
 /// `.run` effects of a child (``Effect/scopedToChild(_:action:)``) so that `Task.cancel(id:)`
 /// and `withTaskCancellation(id:)` qualify their IDs as the child's `Effect.cancel(id:)` and
-/// `cancellable(id:)` are qualified.
+/// `cancellable(id:)` are qualified. ``DismissEffect`` also reads it: bound means the calling
+/// effect is a child's, not the root feature's.
 final class CancelScope: Sendable {
   /// The scope bound in the current task; `nil` outside a child's effect.
   static let currentLocal = TaskLocal<CancelScope?>(wrappedValue: nil)

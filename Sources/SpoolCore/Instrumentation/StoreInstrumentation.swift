@@ -99,6 +99,37 @@ public protocol StoreInstrumentation<Action>: AnyObject, Sendable {
   ///
   /// - Parameter action: The action that was reduced.
   func actionCounted(_ action: Action)
+
+  /// What Spool's stores call for a timed action: the action passed by address to what,
+  /// by default, is ``actionReduced(_:enqueuedAt:startedAt:endedAt:)``.
+  ///
+  /// Implement it only to read the action in place: the default passes a copy of the action to
+  /// ``actionReduced(_:enqueuedAt:startedAt:endedAt:)``, which is all an instrumentation needs.
+  /// A store's code is compiled for its concrete action type and the instrumentation's is not,
+  /// so an implementation that needs the action's bytes (to read its case) gets them here
+  /// without a generic copy. `action` is valid only during the call.
+  ///
+  /// ```swift
+  /// func _actionReduced(
+  ///   at action: UnsafePointer<Counter.Action>,
+  ///   enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  /// ) {
+  ///   reduced.add(1, ordering: .relaxed)
+  /// }
+  /// ```
+  func _actionReduced(
+    at action: UnsafePointer<Action>, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64)
+
+  /// What Spool's stores call for an action they count without timing it: the action passed
+  /// by address to what, by default, is ``actionCounted(_:)``. Implement it only to read the
+  /// action in place, as ``_actionReduced(at:enqueuedAt:startedAt:endedAt:)``.
+  ///
+  /// ```swift
+  /// func _actionCounted(at action: UnsafePointer<Counter.Action>) {
+  ///   counted.add(1, ordering: .relaxed)
+  /// }
+  /// ```
+  func _actionCounted(at action: UnsafePointer<Action>)
 }
 
 extension StoreInstrumentation {
@@ -110,6 +141,56 @@ extension StoreInstrumentation {
 
   /// The default: nothing (a store calls it only for an instrumentation that samples).
   public func actionCounted(_ action: Action) {}
+
+  /// The default: ``actionReduced(_:enqueuedAt:startedAt:endedAt:)`` with a copy of the action.
+  public func _actionReduced(
+    at action: UnsafePointer<Action>, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  ) {
+    actionReduced(action.pointee, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+  }
+
+  /// The default: ``actionCounted(_:)`` with a copy of the action.
+  public func _actionCounted(at action: UnsafePointer<Action>) {
+    actionCounted(action.pointee)
+  }
+}
+
+/// An instrumentation of Spool's own whose entries
+/// ``StoreInstrumentation/_actionReduced(at:enqueuedAt:startedAt:endedAt:)`` and
+/// ``StoreInstrumentation/_actionCounted(at:)`` read the action in place. A store calls those
+/// entries only for these: for any other, the default entries would copy the action in generic
+/// code before calling ``StoreInstrumentation/actionReduced(_:enqueuedAt:startedAt:endedAt:)``
+/// or ``StoreInstrumentation/actionCounted(_:)``, a cost the direct calls do not have.
+package protocol InPlaceActionTiming: AnyObject {}
+
+extension StoreInstrumentation {
+  /// How a store reports a timed action: with `inPlace` (the instrumentation is an
+  /// ``InPlaceActionTiming``), the action's address, taken here in code compiled for the
+  /// concrete action type; otherwise the action itself.
+  @inlinable @inline(__always)
+  package func recordReduced(
+    _ action: borrowing Action, inPlace: Bool, enqueuedAt: UInt64, startedAt: UInt64,
+    endedAt: UInt64
+  ) {
+    if inPlace {
+      withUnsafePointer(to: action) {
+        _actionReduced(at: $0, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+      }
+    } else {
+      actionReduced(copy action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
+    }
+  }
+
+  /// How a store reports an action it counts without timing it, as
+  /// ``recordReduced(_:inPlace:enqueuedAt:startedAt:endedAt:)`` reports a timed one.
+  @inlinable @inline(__always)
+  package func recordCounted(_ action: borrowing Action, inPlace: Bool) {
+    if inPlace {
+      withUnsafePointer(to: action) { _actionCounted(at: $0) }
+    } else {
+      actionCounted(copy action)
+    }
+  }
 }
 
 /// How an effect task ended.

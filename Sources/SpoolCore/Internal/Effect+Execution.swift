@@ -127,3 +127,77 @@ struct EffectPlan<Action: Sendable> {
 
   var hasTasks: Bool { !unregistered.isEmpty || !registered.isEmpty }
 }
+
+// Carrying a plan out: the one path by which the store (`RootCore.runEffectLocked`) and
+// `TestStore` (through `EffectStarter`) carry out the effects that need the planner, so that
+// both give them the same semantics.
+extension EffectPlan {
+  /// Carries out `effect`, which the reduce of `origin` returned, as the store does: walks it
+  /// (cancellations at once), has `start` start its tasks, then reduces the actions it sent
+  /// synchronously with `reduce` and carries out their effects in turn, first in, first out.
+  ///
+  /// - Parameters:
+  ///   - registry: The registry the cancellations go to.
+  ///   - reduce: Reduces an action an effect sent synchronously; returns its effect.
+  ///   - start: Starts the tasks of one plan (``startTasks(registry:send:observe:)``), called
+  ///     with the action whose reduce returned the plan's effect; only for a plan with tasks.
+  static func carryOut(
+    _ effect: Effect<Action>,
+    of origin: Action,
+    registry: EffectRegistry,
+    reduce: (Action) -> Effect<Action>,
+    start: (_ plan: EffectPlan, _ origin: Action) -> Void
+  ) {
+    var pending = [(origin, effect)]
+    var index = 0
+    while index < pending.count {
+      let (origin, effect) = pending[index]
+      index += 1
+      var plan = EffectPlan()
+      plan.add(effect, registry: registry)
+      if plan.hasTasks { start(plan, origin) }
+      for sent in plan.sends {
+        let next = reduce(sent)
+        if next.isNone { continue }
+        pending.append((sent, next))
+      }
+    }
+  }
+
+  /// Starts the plan's tasks in `registry`: the parts outside any `cancellable` merged in one
+  /// task, then one task per `cancellable` part; returns them in that order.
+  ///
+  /// - Parameter observe: Called right before each task is created; what it returns, if
+  ///   anything, is called with the task's outcome when the task ends.
+  func startTasks(
+    registry: EffectRegistry,
+    send: Send<Action>,
+    observe: () -> (@Sendable (EffectOutcome) -> Void)?
+  ) -> [Task<Void, any Error>] {
+    var tasks: [Task<Void, any Error>] = []
+    if !unregistered.isEmpty {
+      tasks.append(
+        Self.spawn(
+          .merge(unregistered), ids: [], registry: registry, send: send, ended: observe()))
+    }
+    for (ids, effect) in registered {
+      tasks.append(
+        Self.spawn(effect, ids: ids, registry: registry, send: send, ended: observe()))
+    }
+    return tasks
+  }
+
+  private static func spawn(
+    _ effect: Effect<Action>, ids: [AnyHashableSendable], registry: EffectRegistry,
+    send: Send<Action>, ended: (@Sendable (EffectOutcome) -> Void)?
+  ) -> Task<Void, any Error> {
+    guard let ended else {
+      return registry.spawn(ids: ids, priority: effect.priority) {
+        _ = await effect.execute(send: send, registry: registry)
+      }
+    }
+    return registry.spawn(ids: ids, priority: effect.priority) {
+      ended(await effect.execute(send: send, registry: registry))
+    }
+  }
+}

@@ -9,9 +9,9 @@ import Synchronization
 /// reduces, the effect's box and `Send`): `spool bench effects`. Most effects a store runs at
 /// volume send and end without suspending; they need no task of their own, only a task other
 /// than the one that reduced their actions. So the store collects the runs it would have
-/// started (``RootCore/startEffect(_:of:collect:)`` says which), and once
-/// ``RootCore/runBatchLimit`` of them wait, before it starts or cancels anything else, and at
-/// the end of the pass at the latest, starts them here: one task, started immediately, runs
+/// started (``CollectedEffects/route(_:forTask:)`` says which), and once
+/// ``CollectedEffects/batchLimit`` of them wait, before it starts or cancels anything else, and
+/// at the end of the pass at the latest, starts them here: one task, started immediately, runs
 /// them in order. When one suspends, the task is that effect's from then on (it is registered
 /// as a running effect, and cancelling it cancels that effect), and the store seals this
 /// runner and starts the remaining runs in a new one, at once.

@@ -28,8 +28,17 @@ import IssueReporting
 /// and the effect is cancelled when the store reduces it. Called from a cancelled effect (the
 /// child is already going away), it does nothing. Called outside an effect of a presented
 /// child or stack element (in a reducer, or in a feature that nobody presented), it reports an
-/// issue and does nothing; except in an effect of a `TestStore`'s root feature, where, as in
-/// TCA, it dismisses the test store: its effects are cancelled and later sends are refused.
+/// issue that opens with TCA's words, "A reducer requested dismissal at …, but couldn't be
+/// dismissed.", and does nothing. Under a `TestStore`, as in TCA:
+///
+/// - In an effect of the test store's root feature, it dismisses the test store: its effects
+///   are cancelled and later sends are refused.
+/// - In an effect of a child that the root feature runs without a presentation (`ifLet` on a
+///   plain optional, `ifCaseLet`, `forEach` on an `IdentifiedArray`), it does nothing and
+///   reports nothing: the test store goes on (TCA's `testDismissWithoutPresentationTools`).
+///
+/// A child that such an operator runs inside a presented child or a stack element dismisses
+/// that presentation, as the presented child's own effects do.
 public struct DismissEffect: Sendable {
   /// The dismissal a test put in place of the presentation's; `nil` for the live one.
   let override: (@Sendable () async -> Void)?
@@ -80,12 +89,20 @@ public struct DismissEffect: Sendable {
     guard let target = DismissTarget.currentLocal.get() else {
       reportIssue(
         """
-        "dismiss()" was called outside an effect of a presented feature, so there is nothing \
-        to dismiss. Call it in an effect (".run") of a child run by "ifLet" on a \
+        A reducer requested dismissal at "\(fileID):\(line)", but couldn't be dismissed. …
+
+          "dismiss()" was called outside an effect of a presented feature, so there is \
+        nothing to dismiss. Call it in an effect (".run") of a child run by "ifLet" on a \
         "PresentationState", or of an element of a "StackState".
         """,
         fileID: fileID, filePath: filePath, line: line, column: column
       )
+      return
+    }
+    if target.isRootFeatureOnly && CancelScope.currentLocal.get() != nil {
+      // A child that the root feature runs without a presentation: it has nothing of its own
+      // to dismiss, and it is not the root feature, so the test store goes on. No report: TCA's
+      // test store accepts this call without a failure (`testDismissWithoutPresentationTools`).
       return
     }
     await target.dismiss()
@@ -96,7 +113,8 @@ extension DismissEffect: DependencyKey {
   /// The dismissal of the presented child around the calling effect.
   public static let liveValue = DismissEffect()
   /// The same as the live value: it sends an action to the store under test, which the test
-  /// receives; in an effect of the test store's root feature, it dismisses the test store.
+  /// receives; in an effect of the test store's root feature (not of the children it runs
+  /// without a presentation), it dismisses the test store.
   public static let testValue = DismissEffect()
 }
 
@@ -116,7 +134,8 @@ extension DependencyValues {
 /// operator that presents it (``Effect/scopedToChild(_:dismiss:action:)``), read by
 /// ``DismissEffect``. Child tasks and `Task { … }` inherit it; `Task.detached` does not.
 /// `SpoolTesting`'s test store binds one around its root feature's effects, which dismisses the
-/// test store (TCA's behaviour); a presented child's binding overrides it in the child's effects.
+/// test store (TCA's behaviour) from those effects only (``isRootFeatureOnly``); a presented
+/// child's binding overrides it in the child's effects.
 package final class DismissTarget: Sendable {
   /// The target bound in the current task; `nil` outside a presented child's effect.
   package static let currentLocal = TaskLocal<DismissTarget?>(wrappedValue: nil)
@@ -125,7 +144,23 @@ package final class DismissTarget: Sendable {
   /// once the effect is cancelled).
   let dismiss: @Sendable () async -> Void
 
-  package init(dismiss: @escaping @Sendable () async -> Void) {
+  /// Whether only the effects of the feature it was bound around dismiss through it, not those
+  /// of the children that feature runs without a presentation. A child's `.run` effects run
+  /// inside a ``CancelScope``, which is how ``DismissEffect`` tells them apart; a presentation
+  /// between them binds its own target, which takes precedence.
+  let isRootFeatureOnly: Bool
+
+  /// Creates a target.
+  ///
+  /// - Parameters:
+  ///   - rootFeatureOnly: Whether children run without a presentation (`ifLet` on a plain
+  ///     optional, `ifCaseLet`, `forEach` on an identified array) are left out: their
+  ///     `dismiss()` does nothing. The test store's dismissal of its root feature sets it.
+  ///   - dismiss: What a dismissal does.
+  package init(
+    rootFeatureOnly: Bool = false, dismiss: @escaping @Sendable () async -> Void
+  ) {
+    self.isRootFeatureOnly = rootFeatureOnly
     self.dismiss = dismiss
   }
 }

@@ -57,7 +57,7 @@ extension RootCore {
         // Shut down. Effects that passes on producers' threads collected and nobody started
         // are dropped, once their pass has unlocked; and no drain starts again.
         await lockOnExecutor(isolation: isolation)
-        dropPendingEffects()
+        dropCollectedLocked()
         queue.unlockConsumer()
         queue.releaseDrainer()
         return
@@ -101,7 +101,7 @@ extension RootCore {
     }
   }
 
-  /// Reduces up to `limit` queued actions, with the consumer lock held. Returns how many.
+  /// Reduces up to `limit` queued actions. Returns how many.
   ///
   /// Budget per action without instrumentation, for a reducer that returns `.none`: one pop
   /// (two loads, one store), one reduce call, one check of the effect; no clock read, no
@@ -109,7 +109,7 @@ extension RootCore {
   /// two clock reads for a timed action (its predecessor was not timed) and none for the
   /// others.
   @inlinable
-  func drainAvailable(limit: Int) -> Int {
+  func drainAvailableLocked(limit: Int) -> Int {
     assertConsumerLockHeld()
     var reduced = 0
     if let instrumentation, _slowPath(sampleInterval != 1) {
@@ -119,15 +119,16 @@ extension RootCore {
         let effect: Effect<Action>
         if queued.enqueuedAt == 0 {
           effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
-          countUntimed(queued.action)
+          countUntimedLocked(queued.action)
         } else {
           let start = SpoolTime.now()
           effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
-          instrumentation.actionReduced(
-            queued.action, enqueuedAt: queued.enqueuedAt, startedAt: start,
+          instrumentation.recordReduced(
+            queued.action, inPlace: timesInPlace, enqueuedAt: queued.enqueuedAt,
+            startedAt: start,
             endedAt: SpoolTime.now())
         }
-        if !effect.isNone { _ = startEffect(effect, of: queued.action, collect: false) }
+        if !effect.isNone { _ = startEffectLocked(effect, of: queued.action, collect: false) }
         reduced &+= 1
       }
     } else if let instrumentation, !timesReduces {
@@ -135,9 +136,9 @@ extension RootCore {
       while reduced < limit, let queued = queue.pop() {
         let effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
         let time = queued.enqueuedAt
-        instrumentation.actionReduced(
-          queued.action, enqueuedAt: time, startedAt: time, endedAt: time)
-        if !effect.isNone { _ = startEffect(effect, of: queued.action, collect: false) }
+        instrumentation.recordReduced(
+          queued.action, inPlace: timesInPlace, enqueuedAt: time, startedAt: time, endedAt: time)
+        if !effect.isNone { _ = startEffectLocked(effect, of: queued.action, collect: false) }
         reduced &+= 1
       }
     } else if let instrumentation {
@@ -147,28 +148,29 @@ extension RootCore {
         let start = now
         let effect = reducer.reduce(into: &statePointer.pointee, action: queued.action)
         now = SpoolTime.now()
-        instrumentation.actionReduced(
-          queued.action, enqueuedAt: queued.enqueuedAt, startedAt: start, endedAt: now
+        instrumentation.recordReduced(
+          queued.action, inPlace: timesInPlace, enqueuedAt: queued.enqueuedAt,
+          startedAt: start, endedAt: now
         )
         if !effect.isNone {
-          _ = startEffect(effect, of: queued.action, collect: false)
+          _ = startEffectLocked(effect, of: queued.action, collect: false)
           now = SpoolTime.now()
         }
         reduced &+= 1
       }
     } else {
       while reduced < limit, let queued = queue.pop() {
-        reduceCollecting(queued.action, enqueuedAt: queued.enqueuedAt)
+        reduceCollectingLocked(queued.action, enqueuedAt: queued.enqueuedAt)
         reduced &+= 1
       }
     }
-    startPendingEffects()
-    if reduced > 0, isObserved { publishState() }
+    startCollectedLocked()
+    if reduced > 0, isObserved { publishStateLocked() }
     return reduced
   }
 
-  /// Reduces up to `limit` queued actions, and starts the effects collected; with the lock
-  /// held. Returns how many it reduced.
+  /// Reduces up to `limit` queued actions, and starts the effects collected. Returns how many
+  /// it reduced.
   ///
   /// Both task-locals are bound for the whole batch: the reducer reads the dependencies, and
   /// effect tasks copy both bindings when they start, so that they need not push them again.

@@ -13,76 +13,69 @@ import Synchronization
   import Darwin
 #endif
 
-// Starting the effects that reduces return: collected per pass and started in batches, or
-// started at once for a `send` that returns their tasks. With the consumer lock held.
+// Starting the effects that reduces return: collected per pass (``CollectedEffects`` holds the
+// rule) and started in batches, or started at once for a `send` that returns their tasks.
 extension RootCore {
-  /// How many plain runs the drain loop collects before it starts them in one task
-  /// (``EffectRunner``): a run waits at most this many reduces to start.
-  @usableFromInline static var runBatchLimit: Int { 64 }
-
-  /// Starts `effect`, or collects it to start at the end of the drain pass. For an action
-  /// from the queue (not `collect`ed for a ``StoreTask``), with or without instrumentation, a
-  /// run without a priority of its own goes to ``pendingRuns``, to start with the pass's other
-  /// runs in one task (``EffectRunner`` says why), and `.run(…).cancellable(id:cancelInFlight:)`
-  /// is reserved under its ID and goes to ``pendingReserved``, so that a restart that replaces
-  /// it before the pass ends costs no task. The collected runs start before anything else
-  /// starts or cancels an effect, so that effects start and are cancelled in the order their
-  /// reduces returned them (the reserved ones are reachable by their IDs already). Otherwise a
-  /// lone `.run` and the cancellable shape start here, specialized for the reducer; anything
-  /// else goes through the effect planner (`runEffect`), which is generic code whose metadata
+  /// Starts `effect`, or collects it to start at the end of the drain pass, as
+  /// ``CollectedEffects/route(_:forTask:)`` says: for an action from the queue (not
+  /// `collect`ed for a ``StoreTask``), a run without a priority of its own joins the pass's
+  /// runs, and `.run(…).cancellable(id:cancelInFlight:)` is reserved under its ID, so that a
+  /// restart that replaces it before the pass ends costs no task. Otherwise a lone `.run` and
+  /// the cancellable shape start here, specialized for the reducer; anything else goes through
+  /// the effect planner (``runEffectLocked(_:of:)``), which is generic code whose metadata
   /// lookups would be a large part of every effect's cost (`spool bench effects`).
   @inlinable
-  func startEffect(
+  func startEffectLocked(
     _ effect: Effect<Action>, of action: Action, collect: Bool
   ) -> [Task<Void, any Error>] {
     assertConsumerLockHeld()
     guard let box = effect.box else { return [] }
-    if box.isRun {
-      let priority = box.runPriority
-      if !collect && priority == nil {
-        if pendingRuns == nil {
-          pendingRuns = EffectBatch(
-            capacity: Self.runBatchLimit, keepsOrigins: instrumentation != nil)
-        }
-        if pendingRuns.unsafelyUnwrapped.append(box, origin: action) == Self.runBatchLimit {
-          startPendingRuns()
-        }
-        return []
+    let route = CollectedEffects<Action>.route(box, forTask: collect)
+    if route.startsCollectedRunsFirst && collected.hasRuns { startCollectedRunsLocked() }
+    switch route {
+    case .collectRun:
+      if collected.collect(run: box, origin: action, keepsOrigins: instrumentation != nil) {
+        startCollectedRunsLocked()
       }
-      if pendingRuns != nil { startPendingRuns() }
-      let task = startWork(box.runWork, priority: priority, origin: action, ids: [])
+      return []
+    case let .collectReserved(id, cancelInFlight, run):
+      let token = registry.reserve(ids: [id], replacing: cancelInFlight ? id : nil)
+      if collected.collect(
+        reserved: CollectedEffects<Action>.Reserved(
+          token: token, id: id, box: run, origin: action))
+      {
+        startCollectedReservedLocked()
+      }
+      return []
+    case .startRun:
+      let task = startWorkLocked(box.runWork, priority: box.runPriority, origin: action, ids: [])
       return collect ? [task] : []
-    }
-    // `.run { … }.cancellable(id:cancelInFlight:)`, the other common shape.
-    if case let .cancellable(id, cancelInFlight, inner) = box.operation,
-      let innerBox = inner.box, innerBox.isRun
-    {
-      // Collected runs start first: one may register work under `id` that this one replaces.
-      if pendingRuns != nil { startPendingRuns() }
-      if !collect {
-        let token = registry.reserve(ids: [id], replacing: cancelInFlight ? id : nil)
-        pendingReserved.append(
-          PendingReservedEffect(token: token, id: id, box: innerBox, origin: action))
-        if pendingReserved.count == Self.runBatchLimit { startPendingReserved() }
-        return []
-      }
-      let task = startWork(
-        innerBox.runWork, priority: innerBox.runPriority, origin: action, ids: [id],
+    case let .startCancellable(id, cancelInFlight, run):
+      let task = startWorkLocked(
+        run.runWork, priority: run.runPriority, origin: action, ids: [id],
         replacing: cancelInFlight ? id : nil)
       return collect ? [task] : []
+    case .plan:
+      return runEffectLocked(effect, of: action)
     }
-    if pendingRuns != nil { startPendingRuns() }
-    return runEffect(effect, of: action)
   }
 
-  /// Starts the runs collected in ``pendingRuns``, in order, in as few tasks as their
-  /// suspensions allow (``EffectRunner``); with the consumer lock held.
-  @inlinable
-  func startPendingRuns() {
+  /// Starts the collected runs, in order, in as few tasks as their suspensions allow
+  /// (``EffectRunner``). Out of line, as is every start of collected effects: the frame that
+  /// starts tasks holds a `TaskPriority?`, whose layout is known only at run time, and inlined
+  /// into a pass it would cost every action a metadata lookup and a stack allocation.
+  @inlinable @inline(never)
+  func startCollectedRunsLocked() {
     assertConsumerLockHeld()
-    let send = sendForEffects
-    guard let batch = pendingRuns else { return }
-    pendingRuns = nil
+    guard let batch = collected.takeRuns() else { return }
+    startRunsLocked(batch, send: sendForEffectsLocked)
+  }
+
+  /// Starts `batch`'s runs in ``EffectRunner``s, each started immediately, until one has
+  /// claimed the last.
+  @inlinable
+  func startRunsLocked(_ batch: EffectBatch<Action>, send: Send<Action>) {
+    assertConsumerLockHeld()
     let registry = self.registry
     var next = 0
     while next < batch.count {
@@ -111,64 +104,76 @@ extension RootCore {
     return task
   }
 
-  /// Creates the tasks of the effects in ``pendingReserved``, in order, except those cancelled
-  /// since they were reserved (by their ID, or by a shutdown): those never start; with the
-  /// consumer lock held.
-  @inlinable
-  func startPendingReserved() {
+  /// Creates the tasks of the collected reserved effects, in order (out of line, as
+  /// ``startCollectedRunsLocked()`` says).
+  @inlinable @inline(never)
+  func startCollectedReservedLocked() {
     assertConsumerLockHeld()
-    let send = sendForEffects
-    for pending in pendingReserved {
-      guard registry.shouldStart(pending.token) else {
-        // Still an effect of its action for instrumentation: started and cancelled at once,
-        // before its task existed.
-        if let instrumentation {
-          let now = SpoolTime.now()
-          instrumentation.effectStarted(by: pending.origin, at: now)
-          instrumentation.effectEnded(
-            by: pending.origin, startedAt: now, endedAt: now, outcome: .cancelled)
-        }
-        continue
-      }
-      _ = startReserved(
-        timed(pending.box.runWork, by: pending.origin), priority: pending.box.runPriority,
-        ids: [pending.id], token: pending.token, send: send)
-    }
-    pendingReserved.removeAll(keepingCapacity: true)
+    let send = sendForEffectsLocked
+    collected.startReserved { startReservedLocked($0, send: send) }
   }
 
-  /// Starts every effect the drain pass has collected (at its end): the reserved ones, then
-  /// the runs.
+  /// Creates the task of `effect`, reserved in the registry and collected, unless it was
+  /// cancelled since it was reserved (by its ID, or by a shutdown): then it never starts.
   @inlinable
-  func startPendingEffects() {
+  func startReservedLocked(_ effect: CollectedEffects<Action>.Reserved, send: Send<Action>) {
     assertConsumerLockHeld()
-    if !pendingReserved.isEmpty { startPendingReserved() }
-    if pendingRuns != nil { startPendingRuns() }
+    guard registry.shouldStart(effect.token) else {
+      // Still an effect of its action for instrumentation: started and cancelled at once,
+      // before its task existed.
+      if let instrumentation {
+        let now = SpoolTime.now()
+        instrumentation.effectStarted(by: effect.origin, at: now)
+        instrumentation.effectEnded(
+          by: effect.origin, startedAt: now, endedAt: now, outcome: .cancelled)
+      }
+      return
+    }
+    _ = startReserved(
+      timed(effect.box.runWork, by: effect.origin), priority: effect.box.runPriority,
+      ids: [effect.id], token: effect.token, send: send)
+  }
+
+  /// Starts every effect the pass has collected, at its end: the check inline, the starting
+  /// out of line (``startCollectedRunsLocked()`` says why).
+  @inlinable @inline(__always)
+  func startCollectedLocked() {
+    assertConsumerLockHeld()
+    if !collected.isEmpty { startAllCollectedLocked() }
     queue.clearWorkOwed()
+  }
+
+  /// The reserved effects, then the runs (``CollectedEffects/startAll(reserved:runs:)``).
+  @inlinable @inline(never)
+  func startAllCollectedLocked() {
+    assertConsumerLockHeld()
+    let send = sendForEffectsLocked
+    collected.startAll(
+      reserved: { startReservedLocked($0, send: send) },
+      runs: { startRunsLocked($0, send: send) })
   }
 
   /// Forgets the effects collected but not started, when the store has shut down and its drain
   /// loop ends: they count as cancelled before they started (a reserved one gives its slot
-  /// back, so that `finish()` does not wait for it). With the consumer lock held.
-  func dropPendingEffects() {
+  /// back, so that `finish()` does not wait for it).
+  func dropCollectedLocked() {
     assertConsumerLockHeld()
-    pendingRuns = nil
-    for pending in pendingReserved { _ = registry.shouldStart(pending.token) }
-    pendingReserved.removeAll()
+    collected.drop(givingBackTo: registry)
     queue.clearWorkOwed()
   }
 
   /// Starts the work of a `.run` effect in a task registered under `ids`, after cancelling the
   /// tasks under `replacing` (`cancelInFlight`).
   @inlinable
-  func startWork(
+  func startWorkLocked(
     _ work: @escaping Effect<Action>.Work,
     priority: TaskPriority?,
     origin: Action,
     ids: [AnyHashableSendable],
     replacing: AnyHashableSendable? = nil
   ) -> Task<Void, any Error> {
-    let send = sendForEffects
+    assertConsumerLockHeld()
+    let send = sendForEffectsLocked
     let work = timed(work, by: origin)
     // `registry.spawn` written out, so that the task's closure is the only allocation besides
     // the task itself (spawn's wrapper closure would be another).
@@ -201,62 +206,31 @@ extension RootCore {
     }
   }
 
-  /// Carries out `effect`: starts its tasks, then reduces the actions it sent synchronously
-  /// (first in, first out) and carries out their effects; returns the started tasks.
+  /// Carries out `effect` through the effect planner
+  /// (``EffectPlan/carryOut(_:of:registry:reduce:start:)``, the code `TestStore` runs effects
+  /// with): starts its tasks, then reduces the actions it sent synchronously (first in, first
+  /// out) and carries out their effects; returns the started tasks.
   @usableFromInline
-  func runEffect(_ effect: Effect<Action>, of action: Action) -> [Task<Void, any Error>] {
+  func runEffectLocked(_ effect: Effect<Action>, of action: Action) -> [Task<Void, any Error>] {
+    assertConsumerLockHeld()
     var tasks: [Task<Void, any Error>] = []
-    var pending = [(action, effect)]
-    var index = 0
-    while index < pending.count {
-      let (origin, effect) = pending[index]
-      index += 1
-      var plan = EffectPlan<Action>()
-      plan.add(effect, registry: registry)
-      start(plan, origin: origin, tasks: &tasks)
-      for sent in plan.sends {
-        // It waited for nothing: reduced as a `send` is.
-        let next = reduceTimed(sent, enqueuedAt: 0)
-        if next.isNone { continue }
-        pending.append((sent, next))
-      }
-    }
-    return tasks
-  }
-
-  private func start(
-    _ plan: EffectPlan<Action>,
-    origin: Action,
-    tasks: inout [Task<Void, any Error>]
-  ) {
-    guard plan.hasTasks else { return }
-    let send = sendForEffects
-    if !plan.unregistered.isEmpty {
-      let task = spawn(.merge(plan.unregistered), ids: [], origin: origin, send: send)
-      tasks.append(task)
-    }
-    for (ids, effect) in plan.registered {
-      let task = spawn(effect, ids: ids, origin: origin, send: send)
-      tasks.append(task)
-    }
-  }
-
-  private func spawn(
-    _ effect: Effect<Action>, ids: [AnyHashableSendable], origin: Action, send: Send<Action>
-  ) -> Task<Void, any Error> {
     let registry = self.registry
-    guard let instrumentation else {
-      return registry.spawn(ids: ids, priority: effect.priority) {
-        _ = await effect.execute(send: send, registry: registry)
-      }
-    }
-    let startedAt = SpoolTime.now()
-    instrumentation.effectStarted(by: origin, at: startedAt)
-    return registry.spawn(ids: ids, priority: effect.priority) {
-      let outcome = await effect.execute(send: send, registry: registry)
-      instrumentation.effectEnded(
-        by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome
-      )
-    }
+    let instrumentation = self.instrumentation
+    EffectPlan.carryOut(
+      effect, of: action, registry: registry,
+      // It waited for nothing: reduced as a `send` is.
+      reduce: { reduceTimedLocked($0, enqueuedAt: 0) },
+      start: { plan, origin in
+        tasks += plan.startTasks(registry: registry, send: sendForEffectsLocked) {
+          guard let instrumentation else { return nil }
+          let startedAt = SpoolTime.now()
+          instrumentation.effectStarted(by: origin, at: startedAt)
+          return { outcome in
+            instrumentation.effectEnded(
+              by: origin, startedAt: startedAt, endedAt: SpoolTime.now(), outcome: outcome)
+          }
+        }
+      })
+    return tasks
   }
 }

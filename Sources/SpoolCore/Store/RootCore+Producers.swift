@@ -30,7 +30,7 @@ extension RootCore {
   /// backoff), the reduce, about ten loads; no clock read, no allocation, no reference
   /// counting (`spool bench counter` against `locked-class`).
   @inlinable @inline(__always)
-  func enqueueInline(_ action: Action) {
+  func enqueue(_ action: Action) {
     // An observed store queues instead: its drain loop publishes once per batch, where a pass
     // per action would publish (and wake the observers) once per action.
     //
@@ -41,7 +41,7 @@ extension RootCore {
       let backoff = cspool_lock_backoff_get()
       if _fastPath(backoff == 0) {
         if _fastPath(queue.tryLockConsumer()) {
-          if _fastPath(reduceOnCaller(action)) { return }
+          if _fastPath(passUnlocking(action)) { return }
         } else {
           // Contended: the holder (another producer or the drain loop) takes what is pushed.
           cspool_lock_backoff_set(Self.contendedPushes)
@@ -59,12 +59,13 @@ extension RootCore {
   /// holder serves the pushes in batches (`spool bench fan-in`).
   @usableFromInline static var contendedPushes: UInt32 { 32 }
 
-  /// Reduces `action` on the caller's thread, with the consumer lock held, after the actions
+  /// Reduces `action` on the caller's thread after the actions
   /// queued before it; then unlocks. Returns `false`, unlocked and without reducing, when the
   /// store is shut down or more is queued than ``callerDrainLimit``: the caller pushes the
   /// action instead, behind what is queued, so that each producer's order holds.
   @inlinable @inline(__always)
-  func reduceOnCaller(_ action: Action) -> Bool {
+  func passUnlocking(_ action: Action) -> Bool {
+    assertConsumerLockHeld()
     if _slowPath(queue.isClosedHint) {
       queue.unlockConsumer()
       return false
@@ -72,33 +73,39 @@ extension RootCore {
     if _fastPath(
       DependencyValues.currentIsIdentical(
         to: dependencies, key: dependenciesKey,
-        defaultIsIdentical: { defaultDependenciesAreIdentical }))
+        defaultIsIdentical: { defaultDependenciesAreIdenticalLocked }))
     {
-      return passOnCaller(action)
+      return passWithDependenciesUnlocking(action)
     }
-    return DependencyValues.$_current.withValue(dependencies) { passOnCaller(action) }
+    return DependencyValues.$_current.withValue(dependencies) {
+      passWithDependenciesUnlocking(action)
+    }
   }
 
   /// One pass of a producer holding the consumer lock: what was queued, its action, what its
-  /// effects sent back; unlocks.
+  /// effects sent back; unlocks. Returns `false`, without reducing, when more was queued than
+  /// ``callerDrainLimit``.
   ///
-  /// The effects its action returned stay collected (``pendingRuns``, ``pendingReserved``)
+  /// The effects its action returned stay collected (``collected``)
   /// when nothing else is to be done: the next passes add to them, so that a burst of
   /// actions from one producer starts its effects in batches, as a drain pass does (one task
   /// for the runs that end without suspending; no task for a restart replaced before it
   /// started), and the unlock starts a drain to start them if no pass comes first.
   @inlinable @inline(__always)
-  func passOnCaller(_ action: Action) -> Bool {
+  func passWithDependenciesUnlocking(_ action: Action) -> Bool {
     assertConsumerLockHeld()
-    if _slowPath(queue.hasPending) && !drainBeforeCaller() { return false }
-    reduceCollecting(action, enqueuedAt: 0)
+    if _slowPath(queue.hasPending) && !drainBeforeCallerLocked() {
+      queue.unlockConsumer(wakingForLeftovers: true)
+      return false
+    }
+    reduceCollectingLocked(action, enqueuedAt: 0)
     // Round trips that never suspended: their effects pushed while this caller held the lock.
     if _slowPath(queue.hasPending) {
-      drainAfterCaller(bindingDependencies: false)
+      drainAfterCallerUnlocking(bindingDependencies: false)
       return true
     }
-    if _slowPath(isObserved) { publishState() }
-    if pendingRuns == nil && pendingReserved.isEmpty {
+    if _slowPath(isObserved) { publishStateLocked() }
+    if collected.isEmpty {
       queue.unlockConsumer()
     } else {
       queue.markWorkOwed()
@@ -111,7 +118,8 @@ extension RootCore {
   /// to ``callerDrainLimit`` of what is queued and unlocks, starting a drain for the rest
   /// (a holder's own pushes did not start one).
   @usableFromInline @inline(never)
-  func drainAfterCaller(bindingDependencies: Bool) {
+  func drainAfterCallerUnlocking(bindingDependencies: Bool) {
+    assertConsumerLockHeld()
     guard let drainEntry else {
       preconditionFailure("Internal inconsistency: a store was reduced before install()")
     }
@@ -125,16 +133,13 @@ extension RootCore {
     queue.unlockConsumer(wakingForLeftovers: queue.hasPending)
   }
 
-  /// Reduces what was queued before a producer's own action; `false`, unlocked, when more is
-  /// left than ``callerDrainLimit``.
+  /// Reduces what was queued before a producer's own action; `false` when more is left than
+  /// ``callerDrainLimit`` (the caller then unlocks and pushes its action behind it).
   @usableFromInline @inline(never)
-  func drainBeforeCaller() -> Bool {
+  func drainBeforeCallerLocked() -> Bool {
+    assertConsumerLockHeld()
     _ = drainEntry.unsafelyUnwrapped(self, Self.callerDrainLimit)
-    if queue.hasPending {
-      queue.unlockConsumer(wakingForLeftovers: true)
-      return false
-    }
-    return true
+    return !queue.hasPending
   }
 
   /// Pushes `action` (stamped when instrumented) or reports that the store has shut down.
@@ -187,30 +192,31 @@ extension RootCore {
   /// consumer lock, after everything already queued; `nil` when the lock is held (the caller
   /// then waits for it on the store's executor, ``lockOnExecutor(isolation:)``).
   ///
-  /// Budget as ``enqueueInline(_:)``'s, plus the ``StoreTask`` (no allocation when the
+  /// Budget as ``enqueue(_:)``'s, plus the ``StoreTask`` (no allocation when the
   /// action started no effect): `spool bench counter-send` against `plain-actor`.
   @inlinable
-  func trySendOnCaller(_ action: Action) -> StoreTask? {
+  func trySend(_ action: Action) -> StoreTask? {
     guard reducesOnCaller && queue.tryLockConsumer() else { return nil }
-    return sendLocked(action)
+    return sendUnlocking(action)
   }
 
   /// A `send` by a holder of the consumer lock: reduces, takes what its effects sent back
   /// (up to ``callerDrainLimit``), unlocks.
   @inlinable @inline(__always)
-  func sendLocked(_ action: Action) -> StoreTask {
-    let task = sendInline(action)
+  func sendUnlocking(_ action: Action) -> StoreTask {
+    assertConsumerLockHeld()
+    let task = sendLocked(action)
     if queue.hasPending {
-      drainAfterCaller(bindingDependencies: true)
+      drainAfterCallerUnlocking(bindingDependencies: true)
     } else {
       queue.unlockConsumer()
     }
     return task
   }
 
-  /// Reduces `action` after everything already queued, with the consumer lock held.
+  /// Reduces `action` after everything already queued.
   @inlinable
-  func sendInline(_ action: Action) -> StoreTask {
+  func sendLocked(_ action: Action) -> StoreTask {
     assertConsumerLockHeld()
     guard !shutdownFlag.load(ordering: .relaxed) else {
       reportSendAfterShutdown(action)
@@ -222,52 +228,55 @@ extension RootCore {
     // changes nothing and is skipped.
     if DependencyValues.currentIsIdentical(
       to: dependencies, key: dependenciesKey,
-      defaultIsIdentical: { defaultDependenciesAreIdentical })
+      defaultIsIdentical: { defaultDependenciesAreIdenticalLocked })
     {
-      return sendWithCurrentDependencies(action)
+      return sendWithCurrentDependenciesLocked(action)
     }
     return DependencyValues.$_current.withValue(dependencies) {
-      sendWithCurrentDependencies(action)
+      sendWithCurrentDependenciesLocked(action)
     }
   }
 
   /// Whether a task without a dependencies binding already sees `dependencies`; asked only
-  /// from such a task (`DependencyValues._current` is then the default value). With the
-  /// consumer lock held.
+  /// from such a task (`DependencyValues._current` is then the default value).
   @inlinable
-  var defaultDependenciesAreIdentical: Bool {
+  var defaultDependenciesAreIdenticalLocked: Bool {
+    assertConsumerLockHeld()
     if let known = defaultIdentity { return known }
-    return learnDefaultIdentity()
+    return learnDefaultIdentityLocked()
   }
 
   @usableFromInline
-  func learnDefaultIdentity() -> Bool {
+  func learnDefaultIdentityLocked() -> Bool {
+    assertConsumerLockHeld()
     let known = DependencyValues._current.isIdentical(to: dependencies)
     defaultIdentity = known
     return known
   }
 
   @inlinable
-  func sendWithCurrentDependencies(_ action: Action) -> StoreTask {
+  func sendWithCurrentDependenciesLocked(_ action: Action) -> StoreTask {
+    assertConsumerLockHeld()
     // Everything enqueued before this send comes first, including a slot another producer has
     // claimed but not written yet (`pop` does not wait for one): the sender's own earlier
     // enqueues may sit behind it. `StressTests` caught the reordering when send did not wait.
-    if queue.hasPending { drainEverything() }
-    let tasks = processInline(action, enqueuedAt: 0, collect: true)
+    if queue.hasPending { drainEverythingLocked() }
+    let tasks = processLocked(action, enqueuedAt: 0, collect: true)
     // Effects that passes on producers' threads left collected start now, as they would
     // at the end of a drain pass.
-    startPendingEffects()
-    if isObserved { publishState() }
+    startCollectedLocked()
+    if isObserved { publishStateLocked() }
     return StoreTask(tasks: tasks) { [self] in await settle(isolation: isolation) }
   }
 
   /// Reduces until nothing is pending, waiting for claimed slots to be written (a few
   /// instructions away, unless their producer was preempted: hence the yield).
   @inlinable
-  func drainEverything() {
+  func drainEverythingLocked() {
+    assertConsumerLockHeld()
     var idleRounds = 0
     repeat {
-      if drainAvailable(limit: .max) > 0 {
+      if drainAvailableLocked(limit: .max) > 0 {
         idleRounds = 0
       } else {
         idleRounds &+= 1
@@ -281,11 +290,13 @@ extension RootCore {
     Self.reportAfterShutdown(action, "sent")
   }
 
-  /// `Store.send` when ``trySendOnCaller(_:)`` found the store busy, or the store runs on an
+  /// `Store.send` when ``trySend(_:)`` found the store busy, or the store runs on an
   /// executor it was given: on the store's executor, once the lock is free.
   @inlinable
-  func sendOnExecutor(_ action: Action, isolation: isolated any StoreIsolation) async -> StoreTask {
+  func sendOnExecutor(
+    _ action: Action, isolation: isolated any StoreIsolation
+  ) async -> StoreTask {
     await lockOnExecutor(isolation: isolation)
-    return sendLocked(action)
+    return sendUnlocking(action)
   }
 }

@@ -3,7 +3,7 @@ extension RootCore {
   /// and reads the state before anyone else can reduce; `nil` when the lock is held.
   func trySendReading<Value>(_ action: Action, _ read: (State) -> Value) -> Value? {
     guard reducesOnCaller && queue.tryLockConsumer() else { return nil }
-    return sendLockedReading(action, read)
+    return sendReadingUnlocking(action, read)
   }
 
   /// `Store.send(_:reading:)` when the store is busy, or runs on an executor it was given.
@@ -11,17 +11,18 @@ extension RootCore {
     _ action: Action, _ read: (State) -> Value, isolation: isolated any StoreIsolation
   ) async -> Value {
     await lockOnExecutor(isolation: isolation)
-    return sendLockedReading(action, read)
+    return sendReadingUnlocking(action, read)
   }
 
-  /// ``sendLocked(_:)``, reading the state between the action's reduce (with the actions its
+  /// ``sendUnlocking(_:)``, reading the state between the action's reduce (with the actions its
   /// effects sent synchronously) and the actions queued meanwhile: the consumer lock is held
   /// from before the reduce until after `read`, so nothing else is reduced in between.
-  func sendLockedReading<Value>(_ action: Action, _ read: (State) -> Value) -> Value {
-    _ = sendInline(action)
+  func sendReadingUnlocking<Value>(_ action: Action, _ read: (State) -> Value) -> Value {
+    assertConsumerLockHeld()
+    _ = sendLocked(action)
     let value = read(statePointer.pointee)
     if queue.hasPending {
-      drainAfterCaller(bindingDependencies: true)
+      drainAfterCallerUnlocking(bindingDependencies: true)
     } else {
       queue.unlockConsumer()
     }

@@ -35,24 +35,26 @@ struct QueuedAction<Action: Sendable>: Sendable {
 /// drain loop; `RootCore+Reduce` one reduce with its instrumentation; `RootCore+Effects`
 /// starting what reduces return.
 ///
-/// Specialization: the per-action path (`enqueueInline`, `drainAvailable`, `reduceTimed`) is
-/// `@inlinable`, and `Store.init` (also `@inlinable`) installs it as closures created in the
-/// caller's module, so that it is compiled for the concrete reducer: unspecialized, the path
-/// spends most of its time looking up generic metadata (`Effect<Action>`, tuples), several
-/// times the cost of the reduce itself (`spool bench counter-send`).
+/// Specialization: the per-action path (`enqueue`, `drainAvailableLocked`,
+/// `reduceTimedLocked`) is `@inlinable`, and `Store.init` (also `@inlinable`) installs it as
+/// closures created in the caller's module, so that it is compiled for the concrete reducer:
+/// unspecialized, the path spends most of its time looking up generic metadata
+/// (`Effect<Action>`, tuples), several times the cost of the reduce itself
+/// (`spool bench counter-send`).
 @usableFromInline
 final class RootCore<R: Reducer & SendableMetatype>: StoreCore, ActionQueueDrainer,
   @unchecked Sendable
 where R.State: Sendable {
-  // @unchecked Sendable, justified: the state behind `statePointer`, `reducer`, `pendingRuns`,
-  // `pendingReserved` and `defaultIdentity` are read and written only by the holder of the queue's
-  // consumer lock (every method that touches them is documented "with the consumer lock held", and
-  // their callers take it: the drain loop, `finish`, `settle`, the state readers, and producers
-  // that reduce on their own thread); the lock is taken with an acquiring CAS and given back with a
-  // releasing store, so each holder sees its predecessor's writes. `drainEntry` and
-  // `makeEffectSend` are written once by `install`, before any drain starts and before
-  // `Store.init` returns, and only read afterwards; `effectSend` is created by the holder of the
-  // consumer lock when it first starts an effect (`sendForEffects`), and read only by holders.
+  // @unchecked Sendable, justified: the state behind `statePointer`, `reducer`, `collected`
+  // and `defaultIdentity` are read and written only by the holder of the
+  // queue's consumer lock (every member that touches them is named `…Locked` or `…Unlocking`
+  // and asserts the lock in debug builds, see CONTRIBUTING.md; their callers take it: the drain
+  // loop, `finish`, `settle`, the state readers, and producers that reduce on their own thread);
+  // the lock is taken with an acquiring CAS and given back with a releasing store, so each
+  // holder sees its predecessor's writes. `drainEntry` and `makeEffectSend` are written once by
+  // `install`, before any drain starts and before `Store.init` returns, and only read
+  // afterwards; `effectSend` is created by the holder of the consumer lock when it first starts
+  // an effect (`sendForEffectsLocked`), and read only by holders.
   // `dependenciesKey` points at a global `TaskLocal` object that lives as
   // long as the process and is never written through. `queue`, `registryCell`, `observersCell`
   // (one atomic word each, see `LazyReference`), `shutdownFlag` and `drainActivity` synchronize
@@ -80,7 +82,7 @@ where R.State: Sendable {
   /// of a class would be checked for exclusive access at run time on every action. Protected
   /// by the consumer lock.
   @usableFromInline let statePointer: UnsafeMutablePointer<State>
-  /// Called with the consumer lock held only (read-only after init).
+  /// Called by the holder of the consumer lock only (read-only after init).
   @usableFromInline let reducer: R
   /// The dependencies the reducer runs with. Read-only after init.
   @usableFromInline let dependencies: DependencyValues
@@ -98,7 +100,7 @@ where R.State: Sendable {
 
   /// The `Send` every effect of this store gets: it enqueues. Created when the store first
   /// starts an effect (a store that never does holds none), by the holder of the consumer lock
-  /// (``sendForEffects``), which alone reads and writes it.
+  /// (``sendForEffectsLocked``), which alone reads and writes it.
   @usableFromInline var effectSend: Send<Action>?
 
   /// Sets ``effectSend``: set once by `install`, in the caller's module, so that the `Send`
@@ -107,36 +109,11 @@ where R.State: Sendable {
   /// it names `RootCore` instead.
   @usableFromInline var makeEffectSend: ((RootCore) -> Void)?
 
-  /// The runs of the current drain pass waiting to start (``startEffect(_:of:collect:)``),
-  /// `nil` when none is. Protected by the consumer lock. Not checked for exclusive access
-  /// at run time: only the lock's holder touches it, never re-entrantly.
-  @exclusivity(unchecked) @usableFromInline var pendingRuns: EffectBatch<Action>?
-
-  /// The `.run(…).cancellable(id:cancelInFlight:)` effects of the current drain pass, reserved
-  /// in the registry (so that a cancellation by ID or a later `cancelInFlight` reaches them)
-  /// but without a task yet: one cancelled before the pass ends never gets one (a task per
-  /// restart made restarts about half as fast: `spool bench cancellation`). Protected by the
-  /// consumer lock, like ``pendingRuns``; empty when no pass has left effects collected
-  /// (``passOnCaller(_:)``).
-  @exclusivity(unchecked) @usableFromInline var pendingReserved: [PendingReservedEffect] = []
-
-  /// An effect in ``pendingReserved``: its registration token, its ID, its run, and the action
-  /// whose reduce returned it (for instrumentation).
-  @usableFromInline
-  struct PendingReservedEffect {
-    @usableFromInline let token: Int
-    @usableFromInline let id: AnyHashableSendable
-    @usableFromInline let box: Effect<Action>.Box
-    @usableFromInline let origin: Action
-
-    @inlinable
-    init(token: Int, id: AnyHashableSendable, box: Effect<Action>.Box, origin: Action) {
-      self.token = token
-      self.id = id
-      self.box = box
-      self.origin = origin
-    }
-  }
+  /// The effects of the current pass waiting to start (their rule is the type's). Protected by
+  /// the consumer lock. Not checked for exclusive access at run time: only the lock's holder
+  /// touches it, never re-entrantly. Empty when no pass has left effects collected
+  /// (``passWithDependenciesUnlocking(_:)``).
+  @exclusivity(unchecked) @usableFromInline var collected = CollectedEffects<Action>()
 
   /// How many times a drain looks for more work before it ends (a few microseconds).
   ///
@@ -149,8 +126,8 @@ where R.State: Sendable {
   /// SpoolIO's event loop reaps the completions that the batch's effects wait for).
   var drainBatchLimit: Int { reducesOnCaller ? 65_536 : 256 }
 
-  /// Whether a producer that finds the store idle reduces on its own thread (``enqueueInline(_:)``,
-  /// ``trySendOnCaller(_:)``). Not on an executor the store was given: there, reduce and
+  /// Whether a producer that finds the store idle reduces on its own thread (``enqueue(_:)``,
+  /// ``trySend(_:)``). Not on an executor the store was given: there, reduce and
   /// effects must run on that executor's thread (SpoolIO's loop thread).
   @usableFromInline let reducesOnCaller: Bool
 
@@ -159,6 +136,10 @@ where R.State: Sendable {
   /// that the fields every action reads keep their places in the object.
   @usableFromInline let timesReduces: Bool
 
+  /// Whether the instrumentation reads a timed action in place (``InPlaceActionTiming``): the
+  /// store then passes the action's address. Beside ``timesReduces``, in its padding.
+  @usableFromInline let timesInPlace: Bool
+
   /// One action in this many is timed (``StoreInstrumentation/timingSampling``); 1 without
   /// instrumentation, without ``timesReduces``, and when every action is timed. 32 bits, as
   /// is the countdown: the two fit in the padding after ``timesReduces`` and an idle store
@@ -166,8 +147,8 @@ where R.State: Sendable {
   @usableFromInline let sampleInterval: UInt32
 
   /// Actions reduced on a producer's thread or sent by an effect until the next timed one
-  /// (``reduceIsTimed()``); 1 when the next is timed. Protected by the consumer lock, and only
-  /// touched by its holder, never re-entrantly.
+  /// (``reduceIsTimedLocked()``); 1 when the next is timed. Protected by the consumer lock, and
+  /// only touched by its holder, never re-entrantly.
   @exclusivity(unchecked) @usableFromInline var sampleCountdown: UInt32 = 1
 
   /// The store's own counts of the actions it does not time, when its instrumentation samples
@@ -208,6 +189,7 @@ where R.State: Sendable {
     self.instrumentation = instrumentation
     let timesReduces = instrumentation?.timesReduces ?? false
     self.timesReduces = timesReduces
+    self.timesInPlace = instrumentation is any InPlaceActionTiming
     let sampleInterval =
       timesReduces ? UInt32(clamping: max(1, instrumentation?.timingSampling.interval ?? 1)) : 1
     self.sampleInterval = sampleInterval
@@ -222,7 +204,7 @@ where R.State: Sendable {
   /// inlinable `Store.init`, so that the closure is compiled for the concrete reducer.
   @inlinable
   func install() {
-    drainEntry = { core, limit in core.drainAvailable(limit: limit) }
+    drainEntry = { core, limit in core.drainAvailableLocked(limit: limit) }
     // The queue, not the core: the core keeps this `Send`, and effects that outlive the store
     // must not keep the store's state alive. Nor a weak reference to the core: any weak
     // reference gives an object a side table, and then every retain and release of it takes
@@ -240,10 +222,9 @@ where R.State: Sendable {
     attachToQueue()
   }
 
-  /// The `Send` for this store's effects (``effectSend``), created on first use; with the
-  /// consumer lock held.
+  /// The `Send` for this store's effects (``effectSend``), created on first use.
   @inlinable
-  var sendForEffects: Send<Action> {
+  var sendForEffectsLocked: Send<Action> {
     assertConsumerLockHeld()
     if let send = effectSend { return send }
     guard let make = makeEffectSend else {
@@ -253,9 +234,13 @@ where R.State: Sendable {
     return effectSend.unsafelyUnwrapped
   }
 
-  /// Stops a debug build when the calling thread does not hold the consumer lock, which every
-  /// method that touches the state, the reducer or the collected effects requires; nothing in
-  /// a release build.
+  /// Stops a debug build when the calling thread does not hold the consumer lock; nothing in a
+  /// release build (`assert` does not evaluate its condition there).
+  ///
+  /// Every member named `…Locked` (the lock is still held when it returns) or `…Unlocking` (it
+  /// gives the lock back on every path) calls it first: those are the members that touch the
+  /// state, the reducer, the collected effects or the other fields the lock protects. The lock
+  /// word holds its holder's thread, so the check is exact.
   @inlinable @inline(__always)
   func assertConsumerLockHeld(_ function: StaticString = #function) {
     assert(
@@ -275,9 +260,9 @@ where R.State: Sendable {
   @inlinable
   var isObserved: Bool { withCreatedObservers { $0.isObserved } ?? false }
 
-  /// Offers the state to every observer; with the consumer lock held.
+  /// Offers the state to every observer.
   @inlinable
-  func publishState() {
+  func publishStateLocked() {
     assertConsumerLockHeld()
     _ = withCreatedObservers { $0.publish(statePointer.pointee) }
   }

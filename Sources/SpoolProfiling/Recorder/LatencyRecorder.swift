@@ -45,8 +45,6 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   private let tagReader: ActionTagReader
   /// This recorder's key in each thread's `ThreadCellsCache`.
   private let ownerID = ThreadCellsCache.makeOwnerID()
-  /// `ThreadCellsCache.key`, read once: the hot path then calls no `swift_once`.
-  private let threadKey = ThreadCellsCache.key
   private let traceCapacity: Int
 
   /// How many of the actions the store times for this recorder, as given to the initializer.
@@ -96,12 +94,27 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   public func actionReduced(
     _ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
   ) {
-    withUnsafePointer(to: action) { pointer in
-      let (slot, cells) = threadSlot(of: ActionAddress(UnsafeRawPointer(pointer)))
-      RecorderCells.record(
-        into: cells, slot: slot, enqueuedAt: enqueuedAt, startedAt: startedAt,
-        endedAt: endedAt, traceCapacity: traceCapacity)
+    withUnsafePointer(to: action) { action in
+      _actionReduced(at: action, enqueuedAt: enqueuedAt, startedAt: startedAt, endedAt: endedAt)
     }
+  }
+
+  /// As ``actionReduced(_:enqueuedAt:startedAt:endedAt:)``, with the action read in place:
+  /// what the store calls, from code compiled for the action type, so that this generic code
+  /// copies no action.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { tap in
+  ///   recorder._actionReduced(at: tap, enqueuedAt: 100, startedAt: 150, endedAt: 190)
+  /// }
+  /// ```
+  public func _actionReduced(
+    at action: UnsafePointer<Action>, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64
+  ) {
+    let (slot, cells) = threadSlot(of: ActionAddress(UnsafeRawPointer(action)))
+    RecorderCells.record(
+      into: cells, slot: slot, enqueuedAt: enqueuedAt, startedAt: startedAt,
+      endedAt: endedAt, traceCapacity: traceCapacity)
   }
 
   /// Counts one action that the store reduced without timing it (sampling). Called by the
@@ -111,18 +124,25 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   /// recorder.actionCounted(.tap)
   /// ```
   public func actionCounted(_ action: Action) {
-    withUnsafePointer(to: action) { pointer in
-      let (slot, cells) = threadSlot(of: ActionAddress(UnsafeRawPointer(pointer)))
-      RecorderCells.count(into: cells, slot: slot)
-    }
+    withUnsafePointer(to: action) { _actionCounted(at: $0) }
+  }
+
+  /// As ``actionCounted(_:)``, with the action read in place: what the store calls.
+  ///
+  /// ```swift
+  /// withUnsafePointer(to: Counter.Action.tap) { recorder._actionCounted(at: $0) }
+  /// ```
+  public func _actionCounted(at action: UnsafePointer<Action>) {
+    let (slot, cells) = threadSlot(of: ActionAddress(UnsafeRawPointer(action)))
+    RecorderCells.count(into: cells, slot: slot)
   }
 
   /// The calling thread's cells, and the slot in them of the action at `address`; see
-  /// ``ThreadCellsCache/slot(owner:key:topLevelTag:locate:)`` for the budget.
+  /// ``ThreadCellsCache/slot(owner:topLevelTag:locate:)`` for the budget.
   @inline(__always)
   private func threadSlot(of address: ActionAddress) -> (slot: Int, cells: ThreadCells) {
     let tag = tagReader.tag(ofValueAt: address.pointer)
-    return ThreadCellsCache.slot(owner: ownerID, key: threadKey, topLevelTag: tag) {
+    return ThreadCellsCache.slot(owner: ownerID, topLevelTag: tag) {
       state.withLock { $0.locate(valueAt: address, topLevelTag: tag) }
     }
   }
@@ -197,3 +217,6 @@ extension LatencyRecorder: StoreCaseCountingInstrumentation {
     state.withLock { $0.retireStoreCounts(id: id) }
   }
 }
+
+// Its `_actionReduced(at:…)` reads the action in place.
+extension LatencyRecorder: InPlaceActionTiming {}

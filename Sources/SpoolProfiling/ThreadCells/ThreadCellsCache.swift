@@ -1,3 +1,4 @@
+import CSpoolTime
 import Synchronization
 
 #if canImport(Glibc)
@@ -24,12 +25,14 @@ package enum ThreadCellsCache {
 
   private static let entryCount = 8
 
-  /// The thread-local pointer to this thread's entries, freed when the thread exits. An
-  /// instrumentation reads it once, at its creation, and passes it to
-  /// ``slot(owner:key:topLevelTag:locate:)``: reading a lazy global costs a `swift_once` call.
-  package static let key: pthread_key_t = {
+  /// The key whose thread-local value is this thread's entries, freed when the thread exits.
+  /// The hot path reads the entries through C's copy (`cspool_thread_cells_table`), not the
+  /// key, and touches this lazy global (a `swift_once` call) only to make a thread's table.
+  static let key: pthread_key_t = {
     var key = pthread_key_t()
     let result = pthread_key_create(&key) { entries in
+      // Runs on the exiting thread: its fast copy must not point at the freed table.
+      cspool_thread_cells_table_set(nil)
       entries?.deallocate()
     }
     precondition(result == 0, "Spool: pthread_key_create failed (\(result))")
@@ -54,11 +57,10 @@ package enum ThreadCellsCache {
 
   /// The calling thread's cells of `owner`, if this thread's table holds them.
   ///
-  /// Budget: one `pthread_getspecific`, one compare; no lock, no allocation, no reference
-  /// count.
+  /// Budget: one thread-local load, one compare; no lock, no allocation, no reference count.
   @inline(__always)
-  static func cells(of owner: UInt64, key: pthread_key_t) -> ThreadCells? {
-    guard let raw = pthread_getspecific(key) else { return nil }
+  static func cells(of owner: UInt64) -> ThreadCells? {
+    guard let raw = cspool_thread_cells_table_get() else { return nil }
     let entry = raw.assumingMemoryBound(to: Entry.self)[Int(owner % UInt64(entryCount))]
     return entry.owner == owner ? entry.cells : nil
   }
@@ -66,13 +68,14 @@ package enum ThreadCellsCache {
   /// Puts `cells` in the calling thread's table as `owner`'s, replacing what had its index.
   static func remember(_ cells: ThreadCells, of owner: UInt64) {
     let entries: UnsafeMutablePointer<Entry>
-    if let raw = pthread_getspecific(key) {
+    if let raw = cspool_thread_cells_table_get() {
       entries = raw.assumingMemoryBound(to: Entry.self)
     } else {
       entries = UnsafeMutablePointer<Entry>.allocate(capacity: entryCount)
       entries.initialize(repeating: Entry(owner: 0, cells: nil), count: entryCount)
       let result = pthread_setspecific(key, entries)
       precondition(result == 0, "Spool: pthread_setspecific failed (\(result))")
+      cspool_thread_cells_table_set(entries)
     }
     entries[Int(owner % UInt64(entryCount))] = Entry(owner: owner, cells: cells)
   }
@@ -87,10 +90,10 @@ package enum ThreadCellsCache {
   /// says whether the case is the top-level leaf `tag`, which is then remembered.
   @inline(__always)
   package static func slot(
-    owner: UInt64, key: pthread_key_t, topLevelTag tag: Int,
+    owner: UInt64, topLevelTag tag: Int,
     locate: () -> (slot: Int, cells: ThreadCells, isTopLevelLeaf: Bool)
   ) -> (slot: Int, cells: ThreadCells) {
-    if let known = cells(of: owner, key: key) {
+    if let known = cells(of: owner) {
       let slot = known.knownSlot(topLevelTag: tag)
       if slot >= 0, known.holds(slot: slot) { return (slot, known) }
     }

@@ -21,8 +21,9 @@ extension TestStore {
     }
   }
 
-  /// Starts `effect` of `origin`, then reduces the actions it sends synchronously (recorded as
-  /// received) and starts their effects, first in, first out, as the store does.
+  /// Carries out `effect` of `origin` through the store's effect planner (`EffectStarter`):
+  /// starts its tasks, then reduces the actions it sends synchronously (recorded as received)
+  /// and carries out their effects, first in, first out, as the store does.
   ///
   /// - Returns: The ledger IDs and tasks of the effects that started.
   func start(
@@ -30,26 +31,19 @@ extension TestStore {
   ) -> (ids: [Int], tasks: [Task<Void, any Error>]) {
     var ids: [Int] = []
     var allTasks: [Task<Void, any Error>] = []
-    var pending = [(origin, effect)]
-    var index = 0
     let mailbox = self.mailbox
-    while index < pending.count {
-      let (origin, effect) = pending[index]
-      index += 1
+    effects.carryOut(effect, of: origin, reduce: { record($0) }) { planned, origin in
       let id = mailbox.reserveEffect(of: origin, at: location)
       // A `Send` per effect, so that each action it posts names it (cascading cancellation).
       let send = Send<Action> { mailbox.post($0, fromEffect: id) }
-      let (sends, tasks) = DismissTarget.currentLocal.withValue(rootDismissal) {
-        effects.start(effect, send: send) { mailbox.taskEnded(effect: id) }
+      let tasks = DismissTarget.currentLocal.withValue(rootDismissal) {
+        planned.start(send: send) { mailbox.taskEnded(effect: id) }
       }
       mailbox.addTasks(tasks.count, toEffect: id)
       if !tasks.isEmpty {
         ids.append(id)
         effectTasks[id] = tasks
         allTasks += tasks
-      }
-      for action in sends {
-        pending.append((action, record(action)))
       }
     }
     return (ids, allTasks)

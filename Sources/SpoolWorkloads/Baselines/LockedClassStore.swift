@@ -18,7 +18,7 @@ where R.State: Sendable {
   }
 
   /// Reduces one action under the lock after one task-local lookup: the work Spool adds to
-  /// a lock to give the reducer the store's dependencies (`RootCore.reduceOnCaller` looks up
+  /// a lock to give the reducer the store's dependencies (`RootCore.passUnlocking` looks up
   /// the caller's `DependencyValues` binding once per action, by a key it keeps, with no
   /// retain: the same runtime call as here).
   package func sendLookingUpTaskLocal(_ action: R.Action) {

@@ -96,7 +96,7 @@ enum CounterWorkloads {
   /// Spool's `enqueue` from one synchronous producer, until the store has reduced everything.
   static func enqueueIncrements(
     _ run: WorkloadRun, actions: Int,
-    instrumentation: LatencyRecorder<CounterFeature.Action>?
+    instrumentation: (any StoreInstrumentation<CounterFeature.Action>)?
   ) async throws -> Measurement {
     let store = Store(initialState: CounterFeature.State(), instrumentation: instrumentation) {
       CounterFeature()

@@ -7,7 +7,11 @@ import SpoolProfiling
 /// (``BusyFeature``). Each is driven through `enqueue` from one producer, without a recorder,
 /// with one that times every action (the `spool-instrumented` baseline) and with one that
 /// times one action in ``sampleInterval`` (`spool-sampled`), so `spool/baseline` is the factor
-/// each kind of instrumentation slows the store down by.
+/// each kind of instrumentation slows the store down by. The counter is also driven with
+/// ``ClockFloorInstrumentation`` (`spool-clock-only`): the store reads the clock for every
+/// action and the instrumentation records nothing, so that baseline is the floor any recorder
+/// that times every action stands on, and the rest of `spool-instrumented`'s cost is the
+/// recorder's own.
 ///
 /// Each side is run ``rounds`` times, alternating, and the fastest run of each side counts: on
 /// a shared machine the fastest run is the one least disturbed by other work.
@@ -27,7 +31,9 @@ enum InstrumentationWorkload {
     defaultActions: 2_000_000
   ) { run in
     let actions = run.actions
-    let counter = try await alternate(run, "counter", actions: actions) { recorder in
+    let counter = try await alternate(
+      run, "counter", actions: actions, clockFloor: ClockFloorInstrumentation()
+    ) { recorder in
       try await CounterWorkloads.enqueueIncrements(run, actions: actions, instrumentation: recorder)
     }
 
@@ -44,7 +50,7 @@ enum InstrumentationWorkload {
     return [
       run.report(
         name: "instrumentation-counter", counter.plain,
-        baselines: [counter.instrumented, counter.sampled],
+        baselines: [counter.instrumented, counter.sampled] + [counter.clockOnly].compactMap { $0 },
         parameters: [
           "rounds": String(rounds), "producer": "enqueue",
           "sampleInterval": String(sampleInterval),
@@ -63,15 +69,21 @@ enum InstrumentationWorkload {
   }
 
   /// Runs `drive` without a recorder, with one that times every action and with a sampled
-  /// one, ``rounds`` times each, alternating; returns the fastest of each as Spool's
-  /// measurement, the `spool-instrumented` baseline and the `spool-sampled` one.
+  /// one (and with `clockFloor`, when given), ``rounds`` times each, alternating; returns the
+  /// fastest of each as Spool's measurement, the `spool-instrumented` baseline, the
+  /// `spool-sampled` one and the `spool-clock-only` one.
   static func alternate<Action: Sendable>(
     _ run: WorkloadRun, _ label: String, actions: Int,
-    _ drive: (_ recorder: LatencyRecorder<Action>?) async throws -> Measurement
-  ) async throws -> (plain: SpoolMeasurement, instrumented: Measurement, sampled: Measurement) {
+    clockFloor: ClockFloorInstrumentation<Action>? = nil,
+    _ drive: (_ instrumentation: (any StoreInstrumentation<Action>)?) async throws -> Measurement
+  ) async throws -> (
+    plain: SpoolMeasurement, instrumented: Measurement, sampled: Measurement,
+    clockOnly: Measurement?
+  ) {
     var plain: SpoolMeasurement?
     var instrumented: Measurement?
     var sampled: Measurement?
+    var clockOnly: Measurement?
     for _ in 0..<rounds {
       let measured = try await run.spool(Action.self, name: label) { recorder in
         try await drive(recorder)
@@ -92,17 +104,25 @@ enum InstrumentationWorkload {
       if sampled.map({ sampledRun.seconds < $0.seconds }) ?? true {
         sampled = sampledRun
       }
+      if let clockFloor {
+        run.progress.begin(run.label("\(label) (clock only)"), total: actions)
+        var floorRun = try await drive(clockFloor)
+        floorRun.name = "spool-clock-only"
+        if clockOnly.map({ floorRun.seconds < $0.seconds }) ?? true {
+          clockOnly = floorRun
+        }
+      }
     }
     guard let plain, let instrumented, let sampled else {
       preconditionFailure("Internal inconsistency: \(rounds) rounds measured nothing")
     }
-    return (plain, instrumented, sampled)
+    return (plain, instrumented, sampled, clockOnly)
   }
 
   /// ``BusyFeature``'s work through `enqueue` from one producer, until all is reduced.
   static func enqueueWork(
     _ run: WorkloadRun, actions: Int, iterations: Int,
-    recorder: LatencyRecorder<BusyFeature.Action>?
+    recorder: (any StoreInstrumentation<BusyFeature.Action>)?
   ) async throws -> Measurement {
     let store = Store(initialState: BusyFeature.State(), instrumentation: recorder) {
       BusyFeature(iterations: iterations)
@@ -111,4 +131,12 @@ enum InstrumentationWorkload {
     try checkCount(await store.state.count, expected: actions, run.label("spool"))
     return result
   }
+}
+
+/// An instrumentation that times every action and records nothing: what a store pays for the
+/// clock reads and the call alone, whatever a recorder then does with the times.
+final class ClockFloorInstrumentation<Action: Sendable>: StoreInstrumentation, Sendable {
+  func actionReduced(_ action: Action, enqueuedAt: UInt64, startedAt: UInt64, endedAt: UInt64) {}
+  func effectStarted(by action: Action, at time: UInt64) {}
+  func effectEnded(by action: Action, startedAt: UInt64, endedAt: UInt64, outcome: EffectOutcome) {}
 }
