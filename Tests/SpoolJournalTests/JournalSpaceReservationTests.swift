@@ -297,17 +297,8 @@ extension SpoolJournalTests {
         try await withEngine(backend) { engine in
           let journal = try await Journal.open(path: path, engine: engine)
           Self.expectNoReservation(file)
-          var lost = 0
-          for producer in 0..<8 {
-            let recovery = try await journal.recover(for: producer, initialState: Ledger.State()) {
-              Ledger()
-            }
-            let notes = recovery.state.notes
-            #expect(notes == (0..<notes.count).map { "\(producer)/\($0)" }, "round \(round)")
-            let recorded = Set(notes)
-            lost += acknowledged.filter { $0.hasPrefix("\(producer)/") && !recorded.contains($0) }
-              .count
-          }
+          let lost = try await journal.lostNotes(
+            of: Array(0..<8), acknowledged: acknowledged, round: round)
           #expect(lost == 0, "round \(round): \(lost) of \(acknowledged.count) lost")
           try await journal.close()
           let again = try await Journal.open(path: path, engine: engine)

@@ -197,17 +197,8 @@ extension SpoolJournalTests {
         let acknowledged = directory.linesOf("acks")
         compacted += directory.linesOf("compactions").count
         let journal = try await Journal.open(path: directory.file("journal"))
-        var lost = 0
-        for producer in Array(0..<8) + [100] {
-          let recovery = try await journal.recover(for: producer, initialState: Ledger.State()) {
-            Ledger()
-          }
-          let notes = recovery.state.notes
-          #expect(notes == (0..<notes.count).map { "\(producer)/\($0)" }, "round \(round)")
-          let recorded = Set(notes)
-          lost += acknowledged.filter { $0.hasPrefix("\(producer)/") && !recorded.contains($0) }
-            .count
-        }
+        let lost = try await journal.lostNotes(
+          of: Array(0..<8) + [100], acknowledged: acknowledged, round: round)
         #expect(lost == 0, "round \(round): \(lost) of \(acknowledged.count) lost")
         try await journal.close()
       }

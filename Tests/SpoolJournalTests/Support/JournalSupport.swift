@@ -2,6 +2,7 @@
   import Glibc
 #endif
 import Spool
+import Testing
 @testable import SpoolIO
 @testable import SpoolJournal
 
@@ -80,4 +81,23 @@ func endRecordSize(actions: Int, dropped: Int) -> Int {
     return size
   }
   return JournalFormat.recordOverhead + 1 + 8 + varintSize(actions) + varintSize(dropped) + 1
+}
+
+extension SharedJournal where ID == Int, State == Ledger.State, Action == Ledger.Action {
+  /// Recovers each of `producers` and expects its notes to be its own, in order (`"3/0"`,
+  /// `"3/1"`, …); returns how many of the `acknowledged` notes no recovery holds.
+  func lostNotes(
+    of producers: [Int], acknowledged: [String], round: Int
+  ) async throws -> Int {
+    var lost = 0
+    for producer in producers {
+      let recovery = try await recover(for: producer, initialState: Ledger.State()) { Ledger() }
+      let notes = recovery.state.notes
+      #expect(notes == (0..<notes.count).map { "\(producer)/\($0)" }, "round \(round)")
+      let recorded = Set(notes)
+      lost += acknowledged.filter { $0.hasPrefix("\(producer)/") && !recorded.contains($0) }
+        .count
+    }
+    return lost
+  }
 }
