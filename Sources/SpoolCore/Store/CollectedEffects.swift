@@ -94,7 +94,7 @@ struct CollectedEffects<Action: Sendable> {
   /// What a pass does with the effect whose box is `box`: collect it, or carry it out now.
   /// `forTask` when the caller wants the effect's tasks back (`send`'s ``StoreTask``), which
   /// collected effects have none of yet.
-  @inlinable
+  @inlinable @inline(__always)
   static func route(_ box: Effect<Action>.Box, forTask: Bool) -> Route {
     if box.isRun {
       return !forTask && box.runPriority == nil ? .collectRun : .startRun

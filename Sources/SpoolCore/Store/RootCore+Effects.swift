@@ -32,7 +32,7 @@ extension RootCore {
     guard let box = effect.box else { return [] }
     let route = CollectedEffects<Action>.route(box, forTask: collect)
     if route.startsCollectedRunsFirst && collected.hasRuns { startCollectedRunsLocked() }
-    switch route {
+    switch consume route {
     case .collectRun:
       if collected.collect(run: box, origin: action, keepsOrigins: instrumentation != nil) {
         startCollectedRunsLocked()
