@@ -141,30 +141,16 @@ extension SpoolJournalTests {
     /// the failure, none after it.
     @Test(arguments: allBackends)
     func aLoadAfterAFailedWriteThrowsTheFailure(backend: IOBackend.Preference) async throws {
-      let directory = TemporaryDirectory()
-      defer { directory.remove() }
-      let failing = Atomic<Bool>(false)
-      try await withEngine(
-        backend,
-        faults: { call in call == "write" && failing.load(ordering: .relaxed) ? .error(EIO) : nil }
-      ) { engine in
-        let path = directory.file("shared")
-        let journal = try await Journal.open(
-          path: path, configuration: Shared.small, engine: engine)
-        let stores = try await Shared.recordInterleaved(journal, stores: 0..<3, rounds: 0..<10)
+      try await withWritesFailing(backend, stores: 0..<3) { fixture, failing in
+        let (journal, stores, path, engine) =
+          (fixture.journal, fixture.stores, fixture.path, fixture.engine)
         try await journal.flush()
         failing.store(true, ordering: .relaxed)
         for round in 10..<20 {
           for action in Shared.actions(store: 1, round: round) { await stores[1]?.send(action) }
         }
-        do {
-          _ = try await journal.load(1)
-          Issue.record("loaded after a failed write")
-        } catch let error as JournalError {
-          #expect(error.code == .io)
-          #expect(error.underlyingError?.errno == EIO, "\(error)")
-          #expect(error.file.hasPrefix("\(path).") && error.file.hasSuffix(".journal"), "\(error)")
-        }
+        let error = await #expect(throws: JournalError.self) { _ = try await journal.load(1) }
+        Self.expectWriteFailure(error, in: path, "load(1)")
         await #expect(throws: IOError.self) { try await journal.close() }
         failing.store(false, ordering: .relaxed)
 
@@ -187,17 +173,9 @@ extension SpoolJournalTests {
     func aRecoveryAfterAFailedWriteThrowsTheFailure(
       backend: IOBackend.Preference
     ) async throws {
-      let directory = TemporaryDirectory()
-      defer { directory.remove() }
-      let failing = Atomic<Bool>(false)
-      try await withEngine(
-        backend,
-        faults: { call in call == "write" && failing.load(ordering: .relaxed) ? .error(EIO) : nil }
-      ) { engine in
-        let path = directory.file("shared")
-        let journal = try await Journal.open(
-          path: path, configuration: Shared.small, engine: engine)
-        let stores = try await Shared.recordInterleaved(journal, stores: 0..<2, rounds: 0..<10)
+      try await withWritesFailing(backend, stores: 0..<2) { fixture, failing in
+        let (journal, stores, path, engine) =
+          (fixture.journal, fixture.stores, fixture.path, fixture.engine)
         #expect(try await journal.evict(0, finalState: await stores[0]!.state))
         try await journal.waitUntilDurable()
         failing.store(true, ordering: .relaxed)
@@ -208,23 +186,16 @@ extension SpoolJournalTests {
         await #expect(throws: IOError.self) {
           try await journal.evict(1, finalState: await stores[1]!.state)
         }
-        func expectTheFailure(_ error: JournalError?, _ what: String) {
-          #expect(error?.code == .io, "\(what): \(String(describing: error))")
-          #expect(error?.underlyingError?.errno == EIO, "\(what): \(String(describing: error))")
-          #expect(
-            error?.file.hasPrefix("\(path).") == true && error?.file.hasSuffix(".journal") == true,
-            "\(what): \(String(describing: error))")
-        }
         for id in 0..<2 {
           let error = await #expect(throws: JournalError.self) {
             _ = try await journal.recover(for: id, initialState: Ledger.State()) { Ledger() }
           }
-          expectTheFailure(error, "recover(for: \(id))")
+          Self.expectWriteFailure(error, in: path, "recover(for: \(id))")
         }
         let refused = await #expect(throws: JournalError.self) {
           _ = try await journal.makeStore(for: 2, initialState: Ledger.State()) { Ledger() }
         }
-        expectTheFailure(refused, "makeStore(for: 2)")
+        Self.expectWriteFailure(refused, in: path, "makeStore(for: 2)")
         await #expect(throws: IOError.self) { try await journal.close() }
         failing.store(false, ordering: .relaxed)
 
@@ -238,6 +209,49 @@ extension SpoolJournalTests {
         }
         try await reopened.close()
       }
+    }
+
+    /// What the two failed-write tests start from: a journal of `stores` (ten rounds each,
+    /// recorded) on an engine whose writes fail with `EIO` once the flag passed beside it is set.
+    struct FailingWrites {
+      let journal: Journal
+      let stores: [Int: Store<Ledger.State, Ledger.Action>]
+      let path: String
+      let engine: IOEngine
+    }
+
+    func withWritesFailing(
+      _ backend: IOBackend.Preference, stores: Range<Int>,
+      _ body: (FailingWrites, borrowing Atomic<Bool>) async throws -> Void
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let failing = Atomic<Bool>(false)
+      try await withEngine(
+        backend,
+        faults: { call in call == "write" && failing.load(ordering: .relaxed) ? .error(EIO) : nil }
+      ) { engine in
+        let path = directory.file("shared")
+        let journal = try await Journal.open(
+          path: path, configuration: Shared.small, engine: engine)
+        let made = try await Shared.recordInterleaved(journal, stores: stores, rounds: 0..<10)
+        try await body(
+          FailingWrites(journal: journal, stores: made, path: path, engine: engine), failing)
+      }
+    }
+
+    /// Checks that `error` is the injected write failure, naming a segment of the journal at
+    /// `path`.
+    static func expectWriteFailure(
+      _ error: JournalError?, in path: String, _ what: String,
+      sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+      let text = "\(what): \(String(describing: error))"
+      #expect(error?.code == .io, "\(text)", sourceLocation: sourceLocation)
+      #expect(error?.underlyingError?.errno == EIO, "\(text)", sourceLocation: sourceLocation)
+      #expect(
+        error?.file.hasPrefix("\(path).") == true && error?.file.hasSuffix(".journal") == true,
+        "\(text)", sourceLocation: sourceLocation)
     }
 
     /// A key the journal cannot hold is refused, naming it.
