@@ -129,6 +129,9 @@ extension ActionJournal {
     var runActions: UInt64 = 0
     var index = startIndex
     var time: UInt64 = 0
+    /// The file that ended with a rotation record, while the next one is not read yet: the
+    /// last file, with what its writer reserved past its end, when the next one is missing.
+    var rotated: JournalOpenTail?
     while true {
       let file = self.file(index)
       contents.lastIndex = index
@@ -147,6 +150,8 @@ extension ActionJournal {
           contents.unverifiable = JournalError(
             file: file, offset: 0,
             problem: .cutOff("the file is missing after the rotation ending file \(index - 1)"))
+          // The writer releases a rotated file's reservation as it starts the next file.
+          if let rotated, rotated.index == index - 1 { contents.openTail = rotated }
           return contents
         }
         throw JournalError(file: file, offset: 0, problem: .io(error))
@@ -305,6 +310,8 @@ extension ActionJournal {
             throw parser.error(after, .corruptRecord("bytes after the rotation record"))
           }
           next = .rotated(runID: runID)
+          rotated = JournalOpenTail(
+            index: index, size: bytes.count, validEnd: bytes.count, runID: header.runID)
         case .end(let checksum, let actions, let dropped, let recordOffset):
           guard after == bytes.count else {
             throw parser.error(after, .corruptRecord("bytes after the end record"))
@@ -325,6 +332,10 @@ extension ActionJournal {
           contents.endFile = file
           contents.endOffset = recordOffset
           contents.droppedActions = Int(dropped)
+          // Whole, but its writer may have died between its last sync and the truncation
+          // that releases its reservation.
+          contents.openTail = JournalOpenTail(
+            index: index, size: bytes.count, validEnd: bytes.count, runID: header.runID)
           if let checksum, dropped == 0 {
             contents.stateChecksum = checksum
           } else {

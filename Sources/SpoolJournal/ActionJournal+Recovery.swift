@@ -21,9 +21,11 @@ extension ActionJournal {
   /// A last file that its recorder never closed (the process was killed, or a write failed)
   /// is truncated after its last whole record, unless a recorder holds the journal: that drops
   /// the torn record, if any, and releases the disk space reserved past the file's end, which
-  /// a closed file does not keep. No whole record is cut, and the journal recovers the same
-  /// afterwards. Best effort: a journal in a read-only folder recovers as well, its file left
-  /// as it was.
+  /// a closed file does not keep. So is a whole last file that still holds space reserved
+  /// past its end: its process died between `finish`'s sync and the truncation that
+  /// releases the reservation, or after a rotation, before the next file's first write. No
+  /// whole record is cut, and the journal recovers the same afterwards. Best effort: a
+  /// journal in a read-only folder recovers as well, its file left as it was.
   ///
   /// Effects are not run: the journal holds the actions they sent back. A feature whose
   /// long-lived effects (timers, subscriptions) must run again after a restart restarts them
@@ -112,11 +114,21 @@ extension ActionJournal {
         index: contents.lastIndex + 1, previousRunID: contents.lastRunID))
   }
 
-  /// Truncates the journal's last file, which its recorder left open (killed, or a write
-  /// failed), to its whole records: releases the space reserved past its end and drops a torn
-  /// record. Only while no recorder holds the journal's lock: a live recorder's file is its
-  /// own, still growing. Best effort, as ``JournalFiles/releaseTail(_:of:engine:)`` is.
+  /// Truncates the journal's last file, which its recorder left without releasing its
+  /// reservation (killed, or a write failed), to its whole records: releases the space
+  /// reserved past its end and drops a torn record. Only while no recorder holds the
+  /// journal's lock: a live recorder's file is its own, still growing. Best effort, as
+  /// ``JournalFiles/releaseTail(_:of:engine:)`` is.
+  ///
+  /// A file with nothing to cut that holds no more blocks than its bytes need (every
+  /// journal its recorder finished) is left alone before the lock is even tried: recovering
+  /// a finished journal writes nothing, not even the lock file.
   private func releaseOpenTail(_ tail: JournalOpenTail) async {
+    if tail.validEnd == tail.size {
+      guard let status = try? await FileOperations.status(file(tail.index), engine: engine),
+        status.holdsSpacePastItsEnd
+      else { return }
+    }
     guard let lock = try? JournalLock(path: path, holder: "recovery") else { return }
     defer { lock.release() }
     _ = await JournalFiles.releaseTail(tail, of: file(tail.index), engine: engine)

@@ -41,8 +41,11 @@ public struct JournalContents<Action: Codable & Sendable>: Sendable {
   /// recorder that continues the journal starts, and the run it names as its previous one.
   var lastIndex = -1
   var lastRunID: UInt64 = 0
-  /// The last file, when its recorder left it without an end or rotation record (a killed
-  /// process, a failed write): where its whole records end, for recovery to release the rest.
+  /// The last file, when it may keep what its writer reserved past its end: where its whole
+  /// records end, for recovery to release the rest. Set for a file without an end or
+  /// rotation record (a killed process, a failed write), for one that ends with its end
+  /// record (a process killed between `finish`'s sync and its truncation), and for one that
+  /// ends with a rotation record when the next file is missing.
   var openTail: JournalOpenTail?
 
   init(path: String) {

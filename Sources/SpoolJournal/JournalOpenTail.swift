@@ -1,14 +1,17 @@
 import SpoolCore
 import SpoolIO
 
-/// The last file of a journal as a recorder left it without closing it (its process was
-/// killed, or a write failed): its size when it was read and where its whole records end.
+/// The last file of a journal as a recorder left it without releasing its reservation (its
+/// process was killed, or a write failed): its size when it was read and where its whole
+/// records end.
 ///
 /// Such a file keeps what its writer reserved past its end (up to one step of
-/// ``JournalSpaceReservation``), and possibly a torn record after its last whole one. Recovery
-/// truncates it to its whole records (``JournalFiles/releaseTail(_:of:engine:)``), which
-/// releases both; no record is ever appended to it again, since a new run starts a file of its
-/// own.
+/// ``JournalSpaceReservation``), and possibly a torn record after its last whole one. A file
+/// that ends with its end or rotation record keeps its reservation too when the process died
+/// between the sync of that record and the truncation that releases the reservation (or, after
+/// a rotation, before the next file's first write, which releases it). Recovery truncates the
+/// file to its whole records (``JournalFiles/releaseTail(_:of:engine:)``), which releases
+/// both; no record is ever appended to it again, since a new run starts a file of its own.
 struct JournalOpenTail: Sendable, Hashable {
   /// The file's index in its journal.
   var index: Int
@@ -22,11 +25,23 @@ struct JournalOpenTail: Sendable, Hashable {
   var runID: UInt64?
 }
 
+extension FileStatus {
+  /// Whether the file holds more blocks than its bytes need: space reserved past its end
+  /// (``JournalSpaceReservation``) that its writer did not release. A file system that
+  /// reports no allocation (0 bytes) never says so.
+  var holdsSpacePastItsEnd: Bool {
+    let block = UInt64(max(blockSize, 512))
+    return allocatedBytes > (size + block - 1) / block * block
+  }
+}
+
 extension JournalFiles {
   /// Truncates the file at `file`, the open tail `tail` of a journal whose lock the caller
   /// holds, to `tail.validEnd`: drops its torn record, if any, and releases the space
   /// reserved past its end (truncating frees the blocks past the new end, also those that
-  /// `FALLOC_FL_KEEP_SIZE` reserved).
+  /// `FALLOC_FL_KEEP_SIZE` reserved). A tail with nothing to cut is truncated only when the
+  /// file holds more blocks than its bytes need: a file whose writer released its
+  /// reservation (or never had one) is not even opened.
   ///
   /// Nothing is cut unless the file is the one that was read: a regular file, of the size
   /// read, written by the run read. A run only appends to its files, so a file of that run and
@@ -43,6 +58,7 @@ extension JournalFiles {
     // Checked before the open: opening a FIFO to write would wait for a reader.
     guard let before = try? await FileOperations.status(file, engine: engine),
       before.kind == .regular,
+      tail.validEnd < tail.size || before.holdsSpacePastItsEnd,
       let handle = try? await IOFile.open(file, options: [.read, .write], on: engine)
     else { return nil }
     let released = await releaseTail(tail, in: handle)

@@ -81,7 +81,10 @@ public final class SharedJournal<
   /// is another run's) the segment is scanned and the index rebuilt. A segment cut by a crash
   /// keeps its whole records: it is truncated after the last one, which drops a torn record
   /// and releases the disk space its writer reserved past its end (best effort: a segment
-  /// that cannot be truncated is read the same). Nothing is ever appended to it again.
+  /// that cannot be truncated is read the same). Nothing is ever appended to it again. An
+  /// indexed segment that still holds space reserved past its end (its run died after
+  /// writing its index, before the next segment's first write) is truncated to its indexed
+  /// length, which releases that space without reading its records.
   ///
   /// The journal is open in one place at a time: `open` takes an exclusive lock on
   /// `path.lock` (`flock`), held until ``close()``, and refuses a journal that another
@@ -185,7 +188,8 @@ public final class SharedJournal<
       throw parser.error(
         JournalFormat.indexOffset, .foreignFile("its index is \(header.index), not \(segment)"))
     }
-    let size = Int(clamping: try await FileOperations.status(file, engine: engine).size)
+    let status = try await FileOperations.status(file, engine: engine)
+    let size = Int(clamping: status.size)
     let indexFile = SharedJournalIndexFile.path(path, segment: segment)
     let indexBytes: [UInt8]?
     do {
@@ -200,6 +204,18 @@ public final class SharedJournal<
       if index.segment == segment, index.runID == header.runID, index.segmentBytes == size {
         opening.indexedSegments += 1
         core.load(segment: segment, index.stores, supersedes: header.isCompacted)
+        // A run that died after writing the index of a segment it sealed, before the next
+        // segment's first write (which releases the sealed one's reservation), left the
+        // space reserved past its end. The segment holds exactly the indexed bytes (its
+        // run's, of the indexed length) and the lock is held, so truncating it to its length
+        // cuts nothing; its records are not read for it.
+        if status.holdsSpacePastItsEnd {
+          let tail = JournalOpenTail(
+            index: segment, size: size, validEnd: size, runID: header.runID)
+          if await JournalFiles.releaseTail(tail, of: file, engine: engine) != nil {
+            opening.releasedReservations += 1
+          }
+        }
         return
       }
       opening.staleIndexes += 1
@@ -496,6 +512,10 @@ public struct SharedJournalOpening: Sendable, Hashable {
   public var rebuiltIndexes = 0
   /// Segments cut before their header was whole (they hold no record).
   public var cutSegments = 0
+  /// Indexed segments truncated to their indexed length, which released the space their run
+  /// reserved past their end and died before releasing (after writing their index, before
+  /// the next segment's first write).
+  public var releasedReservations = 0
   /// Temporary files removed: a compaction's copies or an index that a run which died
   /// partway through writing them left behind.
   public var removedTemporaries = 0

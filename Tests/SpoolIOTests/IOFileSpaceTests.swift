@@ -85,6 +85,12 @@ extension SpoolIOTests {
           #expect(allocated >= 1 << 20, "\(allocated) bytes allocated")
           #expect(try await file.status().size == 100)
           #expect(try await file.readToEnd() == bytes)
+          // `statx` reports the reservation: the blocks `stat` counts, and the block size.
+          let status = try await file.status()
+          #expect(status.allocatedBytes == UInt64(allocated))
+          #expect(status.blockSize == UInt32(Self.blockSize(path)))
+          let byPath = try await FileOperations.status(path, engine: engine)
+          #expect(byPath.allocatedBytes == UInt64(allocated))
           try await file.close()
         }
       }

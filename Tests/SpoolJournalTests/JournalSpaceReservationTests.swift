@@ -1,6 +1,7 @@
 #if canImport(Glibc)
   import Glibc
 #endif
+import Foundation
 import Spool
 import Synchronization
 @testable import SpoolIO
@@ -307,6 +308,182 @@ extension SpoolJournalTests {
         }
       }
       #expect(reserved > 0, "the killed journal left space reserved in no round")
+    }
+
+    /// The configuration of ``sealedSegmentChildWaitsToBeKilled()``: segments of 64 KiB (so
+    /// each is reserved whole at its first write), a buffer larger than the record that seals
+    /// segment 0, and no timed flush, so that nothing writes segment 1.
+    static let sealing = JournalConfiguration(
+      maxFileBytes: 64 << 10, bufferBytes: 256 << 10, flushInterval: nil)
+    /// The notes the sealed segment holds.
+    static let sealedNotes = (0..<10).map { "0/\($0)" }
+
+    /// The child of ``openingReleasesAnIndexedSegmentsReservation(backend:)``: records a few
+    /// notes into a shared journal, then a note too large for segment 0, which seals it (its
+    /// rotation record written, synced and indexed) and starts segment 1 in the buffer, which
+    /// nothing writes; once the index file is there, says so in the file `ready` and waits to
+    /// be killed. Runs only in that child process.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[KillChild.sealedVariable] != nil))
+    func sealedSegmentChildWaitsToBeKilled() async throws {
+      let folder = ProcessInfo.processInfo.environment[KillChild.sealedVariable] ?? ""
+      let path = "\(folder)/journal"
+      let journal = try await SharedJournal<Int, Ledger.State, Ledger.Action>.open(
+        path: path, configuration: Self.sealing)
+      let store = try await journal.makeStore(for: 0, initialState: Ledger.State()) { Ledger() }
+      for note in Self.sealedNotes { await store.send(.note(note)) }
+      await store.send(.note(String(repeating: "x", count: 64 << 10)))
+      let index = SharedJournalIndexFile.path(path, segment: 0)
+      var waited = 0
+      while access(index, F_OK) != 0, waited < 6_000 {
+        try await Task.sleep(for: .milliseconds(10))
+        waited += 1
+      }
+      let ready = open("\(folder)/ready", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+      #expect(ready >= 0)
+      SharedJournalTests.appendLine("indexed", to: ready)
+      try await Task.sleep(for: .seconds(60))
+    }
+
+    /// `kill -9` of a process after it wrote the index of a segment it sealed, before the next
+    /// segment's first write, which would have released the sealed one's reservation: the
+    /// segment is whole and indexed, so opening the journal (on `backend`) does not scan it,
+    /// and still truncates it to its indexed length, which releases the space reserved past
+    /// its end. Nothing is cut: the store recovers every note, and the next open releases
+    /// nothing more.
+    @Test(arguments: allBackends)
+    func openingReleasesAnIndexedSegmentsReservation(
+      backend: IOBackend.Preference
+    ) async throws {
+      typealias Journal = SharedJournal<Int, Ledger.State, Ledger.Action>
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      let child = try KillChild(
+        folder: directory.path, variable: KillChild.sealedVariable,
+        filter: "sealedSegmentChildWaitsToBeKilled", backend: backend)
+      let indexed = try await child.waitForLines(in: "ready", atLeast: 1)
+      child.kill()
+      try #require(indexed, "the child indexed no segment within 60 s")
+      let path = directory.file("journal")
+      let segment = JournalFormat.filePath(path, index: 0)
+      #expect(try JournalFiles.indices(of: path) == [0], "segment 1 is never written")
+      let (size, allocated) = Self.sizes(segment)
+      #expect(
+        Self.isOverAllocated(segment),
+        "the killed run left its reservation: \(allocated) bytes allocated for \(size)")
+      try await withEngine(backend) { engine in
+        let journal = try await Journal.open(path: path, engine: engine)
+        let opening = journal.opening
+        #expect(opening.indexedSegments == 1 && opening.scannedSegments == 0, "\(opening)")
+        #expect(opening.releasedReservations == 1, "\(opening)")
+        Self.expectNoReservation(segment)
+        #expect(Self.sizes(segment).size == size, "nothing cut")
+        let recovery = try await journal.recover(for: 0, initialState: Ledger.State()) {
+          Ledger()
+        }
+        #expect(recovery.state.notes == Self.sealedNotes)
+        try await journal.close()
+        let again = try await Journal.open(path: path, engine: engine)
+        #expect(again.opening.scannedSegments == 0, "\(again.opening)")
+        #expect(again.opening.releasedReservations == 0, "\(again.opening)")
+        try await again.close()
+      }
+    }
+
+    /// Reserves a step past the end of `file` again (`fallocate` with `FALLOC_FL_KEEP_SIZE`),
+    /// as the writer did before the truncation that released it: what a process killed just
+    /// before that truncation leaves.
+    static func reserveAgain(_ file: String, engine: IOEngine) async throws {
+      let handle = try await IOFile.open(file, options: [.write], on: engine)
+      let size = try await handle.status().size
+      try await handle.allocateSpace(
+        .keepSize, offset: size, length: UInt64(JournalSpaceReservation.defaultStep))
+      try await handle.close()
+    }
+
+    /// A process killed between `finish`'s sync and its truncation leaves a whole last file,
+    /// its end record synced, with the space reserved past its end (built here by reserving
+    /// that space again on a finished journal). Recovery (on `backend`) leaves it while a
+    /// recorder holds the journal's lock, then truncates it to its length: the file holds no
+    /// more blocks than its bytes need, and the journal recovers verified, every action in it.
+    @Test(arguments: allBackends)
+    func recoveryReleasesAFinishedFilesReservation(
+      backend: IOBackend.Preference
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let path = directory.file("finished")
+        let recorder = try ActionJournal<Ledger.Action>.recording(
+          to: path, configuration: JournalConfiguration(bufferBytes: 16 << 10), engine: engine)
+        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+        let (_, enqueued, failure) = await Self.record(5_000, into: store, recorder: recorder)
+        #expect(failure == nil, "\(String(describing: failure))")
+        let finalState = await store.state
+        try await recorder.finish(finalState: finalState)
+        let file = "\(path).0.journal"
+        let size = Self.sizes(file).size
+        try await Self.reserveAgain(file, engine: engine)
+        #expect(Self.isOverAllocated(file), "reserved again: \(Self.sizes(file))")
+
+        let journal = ActionJournal<Ledger.Action>(path: path, engine: engine)
+        let lock = try JournalLock(path: path, holder: "a recorder")
+        _ = try await journal.recover(initialState: Ledger.State()) { Ledger() }
+        #expect(Self.isOverAllocated(file), "left while the lock is held")
+        lock.release()
+
+        let recovery = try await journal.recover(initialState: Ledger.State()) { Ledger() }
+        Self.expectNoReservation(file)
+        #expect(Self.sizes(file).size == size, "nothing cut")
+        #expect(recovery.actions == enqueued)
+        #expect(recovery.state == finalState)
+        guard case .verified = recovery.verification else {
+          Issue.record("not verified: \(recovery.verification)")
+          return
+        }
+      }
+    }
+
+    /// A process killed after a rotation, before the next file's first write (which releases
+    /// the rotated file's reservation), leaves the rotated file whole, ending with its rotation
+    /// record, with the space reserved past its end, and no next file (built here from a
+    /// rotated journal: its last file removed, the one before it reserved again). Recovery (on
+    /// `backend`), cut off at the missing file, truncates the rotated file to its length.
+    @Test(arguments: allBackends)
+    func recoveryReleasesARotatedFilesReservation(
+      backend: IOBackend.Preference
+    ) async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(backend) { engine in
+        let path = directory.file("rotated")
+        let configuration = JournalConfiguration(maxFileBytes: 64 << 10, bufferBytes: 16 << 10)
+        let recorder = try ActionJournal<Ledger.Action>.recording(
+          to: path, configuration: configuration, engine: engine)
+        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+        let (_, _, failure) = await Self.record(20_000, into: store, recorder: recorder)
+        #expect(failure == nil, "\(String(describing: failure))")
+        try await recorder.finish(finalState: await store.state)
+        let indices = try JournalFiles.indices(of: path)
+        let last = try #require(indices.last)
+        #expect(last >= 2, "rotated: \(indices)")
+        try FileManager.default.removeItem(atPath: JournalFormat.filePath(path, index: last))
+        let file = JournalFormat.filePath(path, index: last - 1)
+        let size = Self.sizes(file).size
+        try await Self.reserveAgain(file, engine: engine)
+        #expect(Self.isOverAllocated(file), "reserved again: \(Self.sizes(file))")
+
+        let journal = ActionJournal<Ledger.Action>(path: path, engine: engine)
+        let before = try await journal.load()
+        let recovery = try await journal.recover(initialState: Ledger.State()) { Ledger() }
+        Self.expectNoReservation(file)
+        #expect(Self.sizes(file).size == size, "nothing cut")
+        #expect(recovery.actions == before.actions.count)
+        guard case .unverified(let why) = recovery.verification else {
+          Issue.record("verified without its last file")
+          return
+        }
+        #expect(why.code == .cutOff, "\(why)")
+      }
     }
 
     /// The reservation's arithmetic: whole steps, within the file size limit, never short of

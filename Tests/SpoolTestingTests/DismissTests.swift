@@ -69,6 +69,22 @@ import Testing
     await store.send(.childFeature(.donePressed))
   }
 
+  // TCA's `DismissTests.testIsPresented_TestStore`, ported: the test store's root feature is
+  // not presented.
+  @Test func isPresentedTestStore() async {
+    let store = TestStore(initialState: Bool?.none) {
+      Reduce<Bool?, Void> { state, _ in
+        @Dependency(\.isPresented) var isPresented
+        state = isPresented
+        return .none
+      }
+    }
+
+    await store.send(()) {
+      $0 = false
+    }
+  }
+
   @Reducer
   struct ListFeature {
     struct State: Equatable, Sendable {

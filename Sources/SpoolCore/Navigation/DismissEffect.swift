@@ -9,7 +9,8 @@ import IssueReporting
 /// ``Reducer/forEach(_:action:destination:fileID:filePath:line:column:)``, it sends
 /// ``StackAction/popFrom(id:)`` for that element. Either way the child's state goes away and
 /// its effects, the calling one included, are cancelled. With presentations nested, the
-/// innermost one around the calling effect is dismissed.
+/// innermost one around the calling effect is dismissed. `@Dependency(\.isPresented)` tells a
+/// feature whether it runs as such a child.
 ///
 /// ```swift
 /// struct Editor: Reducer {

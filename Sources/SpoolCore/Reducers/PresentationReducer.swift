@@ -1,5 +1,6 @@
 import CasePathsCore
 import ConcurrencyExtras
+import Dependencies
 
 extension Reducer {
   /// Runs a presented child feature while it is presented: TCA's `ifLet` for `@Presents`
@@ -12,7 +13,8 @@ extension Reducer {
   ///   the child's state to `nil`, unless this reducer presented another child meanwhile (another
   ///   case, or another ID), which stays presented, as in TCA. One that arrives while the state
   ///   is already `nil` does nothing: a dismissal may be queued behind the parent's own.
-  /// - ``DismissEffect`` (`@Dependency(\.dismiss)`) in the child's effects sends `.dismiss`.
+  /// - ``DismissEffect`` (`@Dependency(\.dismiss)`) in the child's effects sends `.dismiss`;
+  ///   `@Dependency(\.isPresented)` is `true` in the child's reduce and effects.
   /// - A child action sent to an `@ReducerCaseEphemeral` case of an `@Reducer` enum (state
   ///   that no reducer runs, such as a confirmation) runs this reducer, then dismisses the
   ///   child, unless this reducer presented another child meanwhile, as TCA does for alerts.
@@ -32,9 +34,10 @@ extension Reducer {
   ///
   /// Cost: while a child is presented, every action reads the child's identity once, after
   /// this reducer runs (for enum state, a look-up of its case key path), and compares it with
-  /// the one remembered; a child action adds the child's reduce, and a second identity read
-  /// if the child returns an effect. Nothing is allocated unless the child returns an effect,
-  /// is presented or goes away.
+  /// the one remembered; a child action adds the child's reduce, inside a `withDependencies`
+  /// that sets `isPresented` (a copy of the dependency values with one value set, as in TCA),
+  /// and a second identity read if the child returns an effect. Nothing else is allocated
+  /// unless the child returns an effect, is presented or goes away.
   ///
   /// - Parameters:
   ///   - toPresentationState: A writable key path to the projected value of the `@Presents`
@@ -170,7 +173,10 @@ extension Reducer {
       modifyChild: { state, body in
         // In place, as `ifLet`'s: a copy would make the child's storage non-unique.
         guard state[keyPath: toPresentationState].wrappedValue != nil else { return nil }
-        return body(&state[keyPath: toPresentationState].wrappedValue!)
+        // Presented: `isPresented` holds in the child's reduce and in the effects it creates.
+        return DependencyValues.presenting {
+          body(&state[keyPath: toPresentationState].wrappedValue!)
+        }
       },
       childID: childID,
       path: KeyPathIdentity(toPresentationState),

@@ -1,6 +1,7 @@
 import ConcurrencyExtras
 import CasePathsCore
 import CustomDump
+import Dependencies
 import OrderedCollections
 
 extension Reducer {
@@ -15,7 +16,8 @@ extension Reducer {
   ///   pops the element and those above it. One for an ID no longer in the stack does
   ///   nothing: a pop may be queued behind another.
   /// - ``DismissEffect`` (`@Dependency(\.dismiss)`) in an element's effects sends
-  ///   `.popFrom(id:)` for that element.
+  ///   `.popFrom(id:)` for that element; `@Dependency(\.isPresented)` is `true` in the
+  ///   element's reduce and effects.
   ///
   /// An element's effects end with it, as with ``IdentifiedAction``'s `forEach`: when it
   /// leaves the stack (popped by an action, or removed by this reducer), every effect it
@@ -24,8 +26,9 @@ extension Reducer {
   /// cancellation IDs are qualified by its ``StackElementID``, so two elements of the same
   /// feature that both use `CancelID.load` do not cancel each other.
   ///
-  /// Cost: besides the element's reduce, an action copies the IDs the stack held when this
-  /// reducer last ran (a retain) and compares their storage with the stack's IDs after it runs.
+  /// Cost: besides the element's reduce (inside a `withDependencies` that sets `isPresented`,
+  /// as in TCA), an action copies the IDs the stack held when this reducer last ran (a retain)
+  /// and compares their storage with the stack's IDs after it runs.
   ///
   /// - Parameters:
   ///   - toStackState: A writable key path to the stack's state.
@@ -164,8 +167,11 @@ public struct _StackReducer<Parent: Reducer, Element: Reducer>: Reducer {
       report(action, "an action for a missing element")
       return .none
     }
-    let effect = element.reduce(
-      into: &state[keyPath: toStackState].elements.values[index], action: elementAction)
+    // Presented: `isPresented` holds in the element's reduce and in the effects it creates.
+    let effect = DependencyValues.presenting {
+      element.reduce(
+        into: &state[keyPath: toStackState].elements.values[index], action: elementAction)
+    }
     if effect.isNone { return .none }
     let toStackAction = self.toStackAction
     return effect.scopedToChild(

@@ -368,6 +368,6 @@ extension FileStatus {
       size: raw.size, kind: kind, permissions: raw.mode & 0o7777,
       modifiedNanosecondsSinceEpoch: raw.modified_seconds * 1_000_000_000
         + Int64(raw.modified_nanoseconds),
-      inode: raw.inode)
+      inode: raw.inode, allocatedBytes: raw.blocks &* 512, blockSize: raw.block_size)
   }
 }

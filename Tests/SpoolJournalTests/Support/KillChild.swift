@@ -14,6 +14,9 @@ struct KillChild {
   static let sharedVariable = "SPOOL_SHARED_JOURNAL_KILL_CHILD"
   /// The variable of the shared journal's compacting child (`compactingChildRecordsUntilKilled`).
   static let compactingVariable = "SPOOL_SHARED_JOURNAL_COMPACTING_CHILD"
+  /// The variable of the shared journal's child that seals a segment and waits
+  /// (`sealedSegmentChildWaitsToBeKilled`).
+  static let sealedVariable = "SPOOL_SHARED_JOURNAL_SEALED_CHILD"
 
   let process: Process
   let folder: String
