@@ -25,30 +25,30 @@ import Testing
   }
 
   @Test func plainRunsFromAPassAreCollectedAndOthersStartNow() {
-    #expect(route(of: plainRun, forTask: false) == "collectRun")
+    #expect(Collected.route(plainRun, forTask: false) == .collectRun)
     // `send` wants the tasks back: a collected run has none yet.
-    #expect(route(of: plainRun, forTask: true) == "startRun")
+    #expect(Collected.route(plainRun, forTask: true) == .startRun)
     // A priority of its own needs a task of its own.
-    #expect(route(of: box(.run(priority: .high) { _ in }), forTask: false) == "startRun")
+    #expect(Collected.route(box(.run(priority: .high) { _ in }), forTask: false) == .startRun)
   }
 
   @Test func cancellableRunsAreReservedAndOtherShapesArePlanned() {
     let cancellable = box(
       Effect<Int>.run { _ in }.cancellable(id: "search", cancelInFlight: true))
-    guard case let .collectReserved(id, cancelInFlight, run) = Collected.route(
-      cancellable, forTask: false)
-    else {
-      Issue.record("a pass's cancellable run is not reserved")
-      return
-    }
+    #expect(Collected.route(cancellable, forTask: false) == .collectReserved)
+    // What the reservation is made of: the ID, `cancelInFlight` and the inner run.
+    let (id, cancelInFlight, run) = Collected.cancellableRun(cancellable)
     #expect(id == AnyHashableSendable("search"))
     #expect(cancelInFlight)
     #expect(run.isRun)
-    #expect(route(of: cancellable, forTask: true) == "startCancellable")
+    let kept = Collected.cancellableRun(box(Effect<Int>.run { _ in }.cancellable(id: 7)))
+    #expect(kept.id == AnyHashableSendable(7))
+    #expect(!kept.cancelInFlight)
+    #expect(Collected.route(cancellable, forTask: true) == .startCancellable)
     let merged = Effect<Int>.merge(.run { _ in }, .run { _ in }).cancellable(id: "both")
-    #expect(route(of: box(merged), forTask: false) == "plan")
-    #expect(route(of: box(.send(1)), forTask: false) == "plan")
-    #expect(route(of: box(.cancel(id: "search")), forTask: false) == "plan")
+    #expect(Collected.route(box(merged), forTask: false) == .plan)
+    #expect(Collected.route(box(.send(1)), forTask: false) == .plan)
+    #expect(Collected.route(box(.cancel(id: "search")), forTask: false) == .plan)
   }
 
   @Test func collectedRunsStartBeforeAnyOtherEffect() {
@@ -126,16 +126,5 @@ import Testing
     #expect(collected.isEmpty)
     // `finish()` waits for the registry's count: no slot of a dropped effect is left in it.
     #expect(registry.count == 0)
-  }
-
-  /// The name of the route of `box`, for comparisons.
-  func route(of box: Effect<Int>.Box, forTask: Bool) -> String {
-    switch Collected.route(box, forTask: forTask) {
-    case .collectRun: "collectRun"
-    case .collectReserved: "collectReserved"
-    case .startRun: "startRun"
-    case .startCancellable: "startCancellable"
-    case .plan: "plan"
-    }
   }
 }

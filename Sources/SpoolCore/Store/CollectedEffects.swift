@@ -30,20 +30,23 @@ struct CollectedEffects<Action: Sendable> {
 
   /// What a pass does with an effect a reduce returned (``route(_:forTask:)``).
   ///
-  /// No case carries a `TaskPriority?`: its layout is known only at run time, and a payload
-  /// of it would make every `Route` one too (a metadata lookup wherever one is created).
+  /// No case carries a payload: the caller reads what it needs from the effect's box where
+  /// it uses it (``cancellableRun(_:)``). A payload (an `AnyHashableSendable`, a box) made
+  /// every `Route` a value to copy and destroy through outlined code, on every effect; one
+  /// of `TaskPriority?`, whose layout is known only at run time, would cost a metadata lookup
+  /// wherever a `Route` is created.
   @usableFromInline
   enum Route {
     /// A plain run (no priority of its own): collected in ``runs``.
     case collectRun
-    /// `.run(…).cancellable(id:cancelInFlight:)` from a pass: reserved under `id` and
+    /// `.run(…).cancellable(id:cancelInFlight:)` from a pass: reserved under its ID and
     /// collected in ``reserved``.
-    case collectReserved(id: AnyHashableSendable, cancelInFlight: Bool, run: Effect<Action>.Box)
+    case collectReserved
     /// A run with a priority, or one whose task the caller wants back: a task of its own now.
     case startRun
     /// `.run(…).cancellable(id:cancelInFlight:)` whose task the caller wants back: a task
-    /// registered under `id` now.
-    case startCancellable(id: AnyHashableSendable, cancelInFlight: Bool, run: Effect<Action>.Box)
+    /// registered under its ID now.
+    case startCancellable
     /// Anything else: the effect planner (`EffectPlan`), now.
     case plan
 
@@ -99,14 +102,26 @@ struct CollectedEffects<Action: Sendable> {
     if box.isRun {
       return !forTask && box.runPriority == nil ? .collectRun : .startRun
     }
-    if case let .cancellable(id, cancelInFlight, inner) = box.operation,
-      let run = inner.box, run.isRun
-    {
-      return forTask
-        ? .startCancellable(id: id, cancelInFlight: cancelInFlight, run: run)
-        : .collectReserved(id: id, cancelInFlight: cancelInFlight, run: run)
+    if case let .cancellable(_, _, inner) = box.operation, let run = inner.box, run.isRun {
+      return forTask ? .startCancellable : .collectReserved
     }
     return .plan
+  }
+
+  /// The ID, `cancelInFlight` and run of the effect whose box is `box`, which
+  /// ``route(_:forTask:)`` routed to ``Route/collectReserved`` or ``Route/startCancellable``:
+  /// `.run(…).cancellable(id:cancelInFlight:)`.
+  @inlinable @inline(__always)
+  static func cancellableRun(
+    _ box: Effect<Action>.Box
+  ) -> (id: AnyHashableSendable, cancelInFlight: Bool, run: Effect<Action>.Box) {
+    guard case let .cancellable(id, cancelInFlight, inner) = box.operation,
+      let run = inner.box
+    else {
+      preconditionFailure(
+        "Internal inconsistency: a cancellable run's box holds \(box.operation)")
+    }
+    return (id, cancelInFlight, run)
   }
 
   /// Collects a run that the reduce of `origin` returned (kept only if `keepsOrigins`, for

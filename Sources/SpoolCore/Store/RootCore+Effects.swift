@@ -32,13 +32,14 @@ extension RootCore {
     guard let box = effect.box else { return [] }
     let route = CollectedEffects<Action>.route(box, forTask: collect)
     if route.startsCollectedRunsFirst && collected.hasRuns { startCollectedRunsLocked() }
-    switch consume route {
+    switch route {
     case .collectRun:
       if collected.collect(run: box, origin: action, keepsOrigins: instrumentation != nil) {
         startCollectedRunsLocked()
       }
       return []
-    case let .collectReserved(id, cancelInFlight, run):
+    case .collectReserved:
+      let (id, cancelInFlight, run) = CollectedEffects<Action>.cancellableRun(box)
       let token = registry.reserve(ids: [id], replacing: cancelInFlight ? id : nil)
       if collected.collect(
         reserved: CollectedEffects<Action>.Reserved(
@@ -50,7 +51,8 @@ extension RootCore {
     case .startRun:
       let task = startWorkLocked(box.runWork, priority: box.runPriority, origin: action, ids: [])
       return collect ? [task] : []
-    case let .startCancellable(id, cancelInFlight, run):
+    case .startCancellable:
+      let (id, cancelInFlight, run) = CollectedEffects<Action>.cancellableRun(box)
       let task = startWorkLocked(
         run.runWork, priority: run.runPriority, origin: action, ids: [id],
         replacing: cancelInFlight ? id : nil)
