@@ -29,22 +29,29 @@ struct LatencyCounts {
   /// lazy global, whose every read on the hot path would call `swift_once`.
   static var length: Int { 4_562 }
 
-  /// The counts, then three cells: total, exact minimum (stored inverted, `~minimum`, so that
-  /// zeroed cells are empty counts), exact maximum. Not owned: a plain pointer so that reading
-  /// a `LatencyCounts` costs no reference counting and its cells no exclusivity checks.
+  /// The counts, then two cells: the exact minimum (stored inverted, `~minimum`, so that
+  /// zeroed cells are empty counts) and the exact maximum. No total: it is the sum of the
+  /// counts, which every reader adds up anyway, so the hot path does not keep it. Not owned: a
+  /// plain pointer so that reading a `LatencyCounts` costs no reference counting and its cells
+  /// no exclusivity checks.
   private let base: UnsafeMutablePointer<Atomic<UInt64>>
-  private static var totalCell: Int { length }
-  private static var invertedMinimumCell: Int { length + 1 }
-  private static var maximumCell: Int { length + 2 }
-  static var cells: Int { length + 3 }
+  private static var invertedMinimumCell: Int { length }
+  private static var maximumCell: Int { length + 1 }
+  static var cells: Int { length + 2 }
 
   /// Counts over `cells` cells at `base`, which must hold zeros or counts.
   init(base: UnsafeMutablePointer<Atomic<UInt64>>) {
     self.base = base
   }
 
-  /// Values recorded.
-  var total: Int { Int(load(Self.totalCell)) }
+  /// Values recorded: the sum of the counts.
+  ///
+  /// - Complexity: O(``length``).
+  var total: Int {
+    var total: UInt64 = 0
+    for index in 0..<Self.length { total &+= load(index) }
+    return Int(total)
+  }
 
   /// HdrHistogram's counts index of `value` (lowest discernible value 1, 256 sub-buckets).
   @inline(__always)
@@ -72,7 +79,6 @@ struct LatencyCounts {
   func record(_ nanoseconds: UInt64) {
     let value = Swift.min(nanoseconds, Histogram<UInt64>.maximumLatency)
     ThreadCells.add(1, to: base + Self.index(of: value))
-    ThreadCells.add(1, to: base + Self.totalCell)
     if ~value > load(Self.invertedMinimumCell) { store(~value, Self.invertedMinimumCell) }
     if value > load(Self.maximumCell) { store(value, Self.maximumCell) }
   }
@@ -92,13 +98,12 @@ struct LatencyCounts {
       let count = other.load(index)
       if count > 0 { ThreadCells.add(count, to: base + index) }
     }
-    ThreadCells.add(other.load(Self.totalCell), to: base + Self.totalCell)
     store(Swift.max(load(Self.invertedMinimumCell), other.load(Self.invertedMinimumCell)),
       Self.invertedMinimumCell)
     store(Swift.max(load(Self.maximumCell), other.load(Self.maximumCell)), Self.maximumCell)
   }
 
-  /// Forgets every value: the counts, total, minimum and maximum start again from zero.
+  /// Forgets every value: the counts, minimum and maximum start again from zero.
   ///
   /// - Complexity: O(``cells``): one pass over the buffer (about 37 KB).
   func reset() {

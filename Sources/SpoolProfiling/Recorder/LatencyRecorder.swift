@@ -142,7 +142,17 @@ public final class LatencyRecorder<Action: Sendable>: StoreInstrumentation {
   @inline(__always)
   private func threadSlot(of address: ActionAddress) -> (slot: Int, cells: ThreadCells) {
     let tag = tagReader.tag(ofValueAt: address.pointer)
-    return ThreadCellsCache.slot(owner: ownerID, topLevelTag: tag) {
+    if let known = ThreadCellsCache.knownSlot(owner: ownerID, topLevelTag: tag) { return known }
+    return locateSlot(of: address, topLevelTag: tag)
+  }
+
+  /// ``threadSlot(of:)``'s slow path, through the lock: out of line, so that the hot path
+  /// neither builds the closure's context nor saves registers for it.
+  @inline(never)
+  private func locateSlot(
+    of address: ActionAddress, topLevelTag tag: Int
+  ) -> (slot: Int, cells: ThreadCells) {
+    ThreadCellsCache.learnSlot(owner: ownerID, topLevelTag: tag) {
       state.withLock { $0.locate(valueAt: address, topLevelTag: tag) }
     }
   }

@@ -73,7 +73,8 @@ enum RecorderCells {
     sample[1].store(enqueuedAt, ordering: .relaxed)
     sample[2].store(startedAt, ordering: .relaxed)
     sample[3].store(endedAt, ordering: .relaxed)
-    own[nextCell].store(next == traceCapacity ? 0 : UInt64(next + 1), ordering: .relaxed)
+    own[nextCell].store(
+      next == traceCapacity ? 0 : UInt64(truncatingIfNeeded: next &+ 1), ordering: .relaxed)
     ThreadCells.addReleasing(1, to: own + appendedCell)
   }
 

@@ -90,7 +90,7 @@ package struct ThreadCells: @unchecked Sendable {
   @inline(__always)
   package func knownSlot(topLevelTag tag: Int) -> Int {
     guard tag >= 0, tag < storage.pointee.topSlotCount else { return -1 }
-    return storage.pointee.topSlots[tag] - 1
+    return storage.pointee.topSlots[tag] &- 1
   }
 
   /// Remembers that top-level case `tag` is the leaf `slot`. Owner thread only.
