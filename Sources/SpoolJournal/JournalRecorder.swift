@@ -63,7 +63,9 @@ public final class JournalRecorder<Action: Codable & Sendable>: StoreInstrumenta
   /// not kept alive.
   private let schedule: JournalFlushSchedule?
   /// The journal's lock, held from the recorder's creation until ``finish(finalState:)`` ends
-  /// (or the recorder is released): one recorder writes a journal's files at a time.
+  /// (or the recorder's last reference goes, which a timed flush in progress or the store's
+  /// queue can hold for a moment after the store is dropped): one recorder writes a journal's
+  /// files at a time.
   private let lock: JournalLock
 
   init(
