@@ -31,6 +31,22 @@ extension SpoolJournalTests {
       return (filled.settled, filled.enqueued, filled.failure)
     }
 
+    /// Records `count` actions to a new journal at `path` whose files rotate at
+    /// `maxFileBytes`, finishes it, and returns the indices of its files.
+    static func recordRotated(
+      _ count: Int, to path: String, maxFileBytes: Int, engine: IOEngine,
+      sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [Int] {
+      let configuration = JournalConfiguration(maxFileBytes: maxFileBytes, bufferBytes: 16 << 10)
+      let recorder = try ActionJournal<Ledger.Action>.recording(
+        to: path, configuration: configuration, engine: engine)
+      let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+      let (_, _, failure) = await record(count, into: store, recorder: recorder)
+      #expect(failure == nil, "\(String(describing: failure))", sourceLocation: sourceLocation)
+      try await recorder.finish(finalState: await store.state)
+      return try JournalFiles.indices(of: path)
+    }
+
     static func expectInOrder(_ actions: [Ledger.Action]) {
       for (index, action) in actions.enumerated() where action != .add(index) {
         Issue.record("action \(index) is \(action)")
@@ -174,14 +190,8 @@ extension SpoolJournalTests {
       defer { directory.remove() }
       try await withEngine(backend) { engine in
         let path = directory.file("rotated")
-        let configuration = JournalConfiguration(maxFileBytes: 256 << 10, bufferBytes: 16 << 10)
-        let recorder = try ActionJournal<Ledger.Action>.recording(
-          to: path, configuration: configuration, engine: engine)
-        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
-        let (_, _, failure) = await Self.record(60_000, into: store, recorder: recorder)
-        #expect(failure == nil, "\(String(describing: failure))")
-        try await recorder.finish(finalState: await store.state)
-        let indices = try JournalFiles.indices(of: path)
+        let indices = try await Self.recordRotated(
+          60_000, to: path, maxFileBytes: 256 << 10, engine: engine)
         #expect(indices.count > 2, "rotated: \(indices)")
         for index in indices {
           Self.expectNoReservation(JournalFormat.filePath(path, index: index))
@@ -456,14 +466,8 @@ extension SpoolJournalTests {
       defer { directory.remove() }
       try await withEngine(backend) { engine in
         let path = directory.file("rotated")
-        let configuration = JournalConfiguration(maxFileBytes: 64 << 10, bufferBytes: 16 << 10)
-        let recorder = try ActionJournal<Ledger.Action>.recording(
-          to: path, configuration: configuration, engine: engine)
-        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
-        let (_, _, failure) = await Self.record(20_000, into: store, recorder: recorder)
-        #expect(failure == nil, "\(String(describing: failure))")
-        try await recorder.finish(finalState: await store.state)
-        let indices = try JournalFiles.indices(of: path)
+        let indices = try await Self.recordRotated(
+          20_000, to: path, maxFileBytes: 64 << 10, engine: engine)
         let last = try #require(indices.last)
         #expect(last >= 2, "rotated: \(indices)")
         try FileManager.default.removeItem(atPath: JournalFormat.filePath(path, index: last))
