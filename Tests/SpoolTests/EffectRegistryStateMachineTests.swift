@@ -19,6 +19,12 @@ import Testing
     return (token, machine.attach(task, to: token))
   }
 
+  /// Whether `action` starts the effect.
+  static func starts(_ action: EffectRegistryStateMachine.StartAction) -> Bool {
+    if case .start = action { return true }
+    return false
+  }
+
   @Test func cancellingAnIDTakesItsTasksOnce() {
     var machine = EffectRegistryStateMachine()
     let id = AnyHashableSendable("search")
@@ -45,7 +51,7 @@ import Testing
     let id = AnyHashableSendable("search")
     let other = AnyHashableSendable("outer")
     let kept = machine.reserve(ids: [id])
-    #expect(machine.shouldStart(kept).start)
+    #expect(Self.starts(machine.shouldStart(kept)))
     #expect(machine.attach(FakeTask(), to: kept) == .none)
 
     let replaced = machine.reserve(ids: [other, id])
@@ -53,8 +59,11 @@ import Testing
     _ = machine.finished(kept)
     await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
       #expect(machine.waitUntilIdle(continuation) == false)
-      let (start, waiters) = machine.shouldStart(replaced)
-      #expect(!start)
+      guard case let .drop(waiters) = machine.shouldStart(replaced) else {
+        Issue.record("an effect cancelled by its ID before its task must not start")
+        continuation.resume()
+        return
+      }
       #expect(waiters.count == 1, "the registry became idle: its waiter is resumed")
       for waiter in waiters { waiter.resume() }
       if waiters.isEmpty { continuation.resume() }
@@ -66,7 +75,7 @@ import Testing
     var shutDown = EffectRegistryStateMachine()
     let pending = shutDown.reserve(ids: [id])
     #expect(shutDown.shutdown().isEmpty)
-    #expect(!shutDown.shouldStart(pending).start)
+    #expect(!Self.starts(shutDown.shouldStart(pending)))
     #expect(shutDown.count == 0)
   }
 
@@ -208,5 +217,237 @@ import Testing
       for waiter in waiters { waiter.resume() }
     }
     #expect(machine.count == 0)
+  }
+
+  // MARK: Every transition of a slot (the table on `EffectRegistryStateMachine.Slot`)
+
+  static let first = AnyHashableSendable("first")
+  static let second = AnyHashableSendable("second")
+
+  /// The state of the slot of `token`, and the number of IDs it is still under.
+  static func state(
+    of token: EffectRegistryStateMachine.Token, in machine: EffectRegistryStateMachine
+  ) -> String {
+    switch machine.slot(token) {
+    case .free: "free"
+    case let .reserved(ids): "reserved \(ids.count)"
+    case let .cancelledBeforeAttach(ids): "cancelledBeforeAttach \(ids.count)"
+    case let .running(_, ids): "running \(ids.count)"
+    case .endedBeforeAttach: "endedBeforeAttach"
+    }
+  }
+
+  /// A slot reserved under ``first`` and ``second``, then cancelled by ``first`` before its
+  /// task was attached.
+  func cancelledBeforeAttach(
+    in machine: inout EffectRegistryStateMachine
+  ) -> EffectRegistryStateMachine.Token {
+    let token = machine.reserve(ids: [Self.first, Self.second])
+    #expect(machine.takeTasks(for: Self.first).isEmpty)
+    return token
+  }
+
+  @Test func freeReservedIsReserved() {
+    var machine = EffectRegistryStateMachine()
+    let (token, _) = register(FakeTask(), ids: [], in: &machine)
+    _ = machine.finished(token)
+    #expect(Self.state(of: token, in: machine) == "free")
+    #expect(machine.reserve(ids: [Self.first]) == token)
+    #expect(Self.state(of: token, in: machine) == "reserved 1")
+    #expect(machine.count == 1)
+    #expect(machine.count(for: Self.first) == 1)
+  }
+
+  @Test func reservedAttachedIsRunning() {
+    var machine = EffectRegistryStateMachine()
+    let token = machine.reserve(ids: [Self.first])
+    #expect(machine.attach(FakeTask(), to: token) == .none)
+    #expect(Self.state(of: token, in: machine) == "running 1")
+    #expect(machine.count == 1)
+  }
+
+  @Test func reservedAttachedAfterShutdownIsRunningCancelled() {
+    var machine = EffectRegistryStateMachine()
+    let token = machine.reserve(ids: [Self.first])
+    #expect(machine.shutdown().isEmpty)
+    #expect(Self.state(of: token, in: machine) == "reserved 1", "a shutdown leaves it")
+    #expect(machine.attach(FakeTask(), to: token) == .cancel)
+    #expect(Self.state(of: token, in: machine) == "running 1")
+  }
+
+  @Test func reservedStartsUnlessShutDown() {
+    var machine = EffectRegistryStateMachine()
+    let token = machine.reserve(ids: [Self.first])
+    #expect(Self.starts(machine.shouldStart(token)))
+    #expect(Self.state(of: token, in: machine) == "reserved 1")
+    _ = machine.shutdown()
+    guard case let .drop(waiters) = machine.shouldStart(token) else {
+      Issue.record("an effect reserved before a shutdown must not start after it")
+      return
+    }
+    #expect(waiters.isEmpty)
+    #expect(Self.state(of: token, in: machine) == "free")
+    #expect(machine.count == 0)
+    #expect(machine.count(for: Self.first) == 0)
+  }
+
+  @Test func reservedCancelledByOneOfItsIDsIsCancelledBeforeAttach() {
+    var machine = EffectRegistryStateMachine()
+    let token = cancelledBeforeAttach(in: &machine)
+    #expect(Self.state(of: token, in: machine) == "cancelledBeforeAttach 1")
+    #expect(machine.count(for: Self.first) == 0)
+    #expect(machine.count(for: Self.second) == 1)
+    #expect(machine.count == 1)
+  }
+
+  @Test func reservedEndedIsEndedBeforeAttachUntilItsAttach() {
+    var machine = EffectRegistryStateMachine()
+    let token = machine.reserve(ids: [Self.first])
+    #expect(machine.finished(token).isEmpty)
+    #expect(Self.state(of: token, in: machine) == "endedBeforeAttach")
+    #expect(machine.count == 0)
+    #expect(machine.count(for: Self.first) == 0)
+    #expect(machine.attach(FakeTask(), to: token) == .none)
+    #expect(Self.state(of: token, in: machine) == "free")
+    #expect(machine.reserve(ids: []) == token)
+  }
+
+  @Test func cancelledBeforeAttachAttachedIsRunningCancelled() {
+    var machine = EffectRegistryStateMachine()
+    let token = cancelledBeforeAttach(in: &machine)
+    #expect(machine.attach(FakeTask(), to: token) == .cancel)
+    #expect(Self.state(of: token, in: machine) == "running 1")
+    #expect(machine.count(for: Self.second) == 1)
+  }
+
+  @Test func cancelledBeforeAttachNeverStarts() {
+    var machine = EffectRegistryStateMachine()
+    let token = cancelledBeforeAttach(in: &machine)
+    guard case let .drop(waiters) = machine.shouldStart(token) else {
+      Issue.record("an effect cancelled before its task must not start")
+      return
+    }
+    #expect(waiters.isEmpty)
+    #expect(Self.state(of: token, in: machine) == "free")
+    #expect(machine.count == 0)
+    #expect(machine.count(for: Self.second) == 0)
+    #expect(machine.reserve(ids: []) == token)
+  }
+
+  @Test func cancelledBeforeAttachCancelledByItsOtherIDStaysSo() {
+    var machine = EffectRegistryStateMachine()
+    let token = cancelledBeforeAttach(in: &machine)
+    #expect(machine.takeTasks(for: Self.second).isEmpty)
+    #expect(Self.state(of: token, in: machine) == "cancelledBeforeAttach 0")
+    #expect(machine.count(for: Self.second) == 0)
+    #expect(machine.count == 1)
+    #expect(machine.attach(FakeTask(), to: token) == .cancel)
+  }
+
+  @Test func cancelledBeforeAttachEndedIsEndedBeforeAttachUntilItsAttach() {
+    var machine = EffectRegistryStateMachine()
+    let token = cancelledBeforeAttach(in: &machine)
+    #expect(machine.finished(token).isEmpty)
+    #expect(Self.state(of: token, in: machine) == "endedBeforeAttach")
+    #expect(machine.count == 0)
+    #expect(machine.count(for: Self.second) == 0)
+    #expect(machine.attach(FakeTask(), to: token) == .none)
+    #expect(Self.state(of: token, in: machine) == "free")
+  }
+
+  @Test func runningHandsItsTaskOverToCancelAndIsFreedWhenItEnds() {
+    var machine = EffectRegistryStateMachine()
+    let task = FakeTask()
+    let (token, _) = register(task, ids: [Self.first, Self.second], in: &machine)
+    let taken = machine.takeTasks(for: Self.first)
+    #expect(taken.count == 1)
+    #expect(taken.first as? FakeTask === task)
+    #expect(Self.state(of: token, in: machine) == "running 1")
+    #expect(machine.count(for: Self.second) == 1)
+    let all = machine.shutdown()
+    #expect(all.count == 1)
+    #expect(all.first as? FakeTask === task)
+    #expect(Self.state(of: token, in: machine) == "running 1", "a shutdown leaves it")
+    #expect(machine.count == 1)
+    #expect(machine.finished(token).isEmpty)
+    #expect(Self.state(of: token, in: machine) == "free")
+    #expect(machine.count == 0)
+    #expect(machine.count(for: Self.second) == 0)
+    #expect(task.cancellations.value == 0, "the machine cancels nothing itself")
+  }
+
+  // MARK: Impossible events end the process (internal inconsistencies)
+
+  @Test func attachingToARunningSlotIsAnInternalInconsistency() async {
+    await #expect(processExitsWith: .failure) {
+      var machine = EffectRegistryStateMachine()
+      let token = machine.reserve(ids: [])
+      _ = machine.attach(EffectRegistryStateMachineTests.FakeTask(), to: token)
+      _ = machine.attach(EffectRegistryStateMachineTests.FakeTask(), to: token)
+    }
+  }
+
+  @Test func attachingToAFreeSlotIsAnInternalInconsistency() async {
+    await #expect(processExitsWith: .failure) {
+      var machine = EffectRegistryStateMachine()
+      let token = machine.reserve(ids: [])
+      _ = machine.shutdown()
+      _ = machine.shouldStart(token)
+      _ = machine.attach(EffectRegistryStateMachineTests.FakeTask(), to: token)
+    }
+  }
+
+  @Test func startingARunningEffectIsAnInternalInconsistency() async {
+    await #expect(processExitsWith: .failure) {
+      var machine = EffectRegistryStateMachine()
+      let token = machine.reserve(ids: [])
+      _ = machine.attach(EffectRegistryStateMachineTests.FakeTask(), to: token)
+      _ = machine.shouldStart(token)
+    }
+  }
+
+  @Test func startingAnEffectThatEndedIsAnInternalInconsistency() async {
+    await #expect(processExitsWith: .failure) {
+      var machine = EffectRegistryStateMachine()
+      let token = machine.reserve(ids: [])
+      _ = machine.finished(token)
+      _ = machine.shouldStart(token)
+    }
+  }
+
+  @Test func startingAFreeSlotIsAnInternalInconsistency() async {
+    await #expect(processExitsWith: .failure) {
+      var machine = EffectRegistryStateMachine()
+      let token = machine.reserve(ids: [])
+      _ = machine.attach(EffectRegistryStateMachineTests.FakeTask(), to: token)
+      _ = machine.finished(token)
+      _ = machine.shouldStart(token)
+    }
+  }
+
+  @Test func endingTwiceBeforeTheAttachIsAnInternalInconsistency() async {
+    await #expect(processExitsWith: .failure) {
+      var machine = EffectRegistryStateMachine()
+      let token = machine.reserve(ids: [])
+      _ = machine.finished(token)
+      _ = machine.finished(token)
+    }
+  }
+
+  @Test func endingAFreeSlotIsAnInternalInconsistency() async {
+    await #expect(processExitsWith: .failure) {
+      var machine = EffectRegistryStateMachine()
+      let token = machine.reserve(ids: [])
+      _ = machine.attach(EffectRegistryStateMachineTests.FakeTask(), to: token)
+      _ = machine.finished(token)
+      _ = machine.finished(token)
+    }
+  }
+
+  @Test func endingAnEffectNeverReservedIsAnInternalInconsistency() async {
+    await #expect(processExitsWith: .failure) {
+      var machine = EffectRegistryStateMachine()
+      _ = machine.finished(0)
+    }
   }
 }

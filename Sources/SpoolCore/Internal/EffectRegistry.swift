@@ -225,9 +225,13 @@ final class EffectRegistry: Sendable {
   /// shut down) is forgotten, as if its task had run and ended.
   @usableFromInline
   func shouldStart(_ token: Int) -> Bool {
-    let (start, waiters) = machine.withLock { $0.shouldStart(token) }
-    resume(waiters)
-    return start
+    switch machine.withLock({ $0.shouldStart(token) }) {
+    case .start:
+      return true
+    case let .drop(waiters):
+      resume(waiters)
+      return false
+    }
   }
 
   /// Hands over the task created for `token`; cancels it if it was cancelled meanwhile or the

@@ -16,23 +16,61 @@ extension Task: RegisteredTask {}
 /// Registration has two steps, so that the lock is not held while a task is created (creating
 /// a task can wake a thread, and the tasks that end meanwhile would wait for the lock):
 /// ``reserve(ids:)`` takes a slot before the task exists, ``attach(_:to:)`` hands the task over
-/// once it does. The task may end, or be cancelled, in between; the slot remembers either.
+/// once it does. The task may end, or be cancelled, in between; the slot's state (``Slot``)
+/// remembers either.
 ///
 /// Slots live in an array reused through a free list (a token is a slot's index), which is
-/// cheaper per effect than hashing into a dictionary. A slot is freed only when its task has
-/// both been attached and ended, so a token can never name a newer task.
+/// cheaper per effect than hashing into a dictionary. A slot is freed only when no task can
+/// name it any more: its task has both been attached and ended, or it will never have one
+/// (``shouldStart(_:)`` dropped it), so a token can never name a newer task. An event that its
+/// slot's state cannot take ends the process, naming both.
 struct EffectRegistryStateMachine {
   typealias Token = Int
 
-  struct Slot {
-    /// The task, once attached.
-    var task: (any RegisteredTask)?
-    var ids: [EffectKey]
-    /// Cancelled (by ID or shutdown) before the task was attached: cancel it when it is.
-    var cancelRequested = false
-    /// The task ended (before or after it was attached).
-    var ended = false
-    var inUse = true
+  /// The state of one slot, and the data each state has.
+  ///
+  /// | state                 | event                | next state            | action              |
+  /// |-----------------------|----------------------|-----------------------|---------------------|
+  /// | free                  | reserve              | reserved              |                     |
+  /// | reserved              | attach               | running               | cancel if shut down |
+  /// | reserved              | shouldStart          | reserved              | start               |
+  /// | reserved, shut down   | shouldStart          | free                  | drop                |
+  /// | reserved              | takeTasks            | cancelledBeforeAttach |                     |
+  /// | reserved              | finished             | endedBeforeAttach     |                     |
+  /// | cancelledBeforeAttach | attach               | running               | cancel              |
+  /// | cancelledBeforeAttach | shouldStart          | free                  | drop                |
+  /// | cancelledBeforeAttach | takeTasks (other ID) | cancelledBeforeAttach |                     |
+  /// | cancelledBeforeAttach | finished             | endedBeforeAttach     |                     |
+  /// | running               | takeTasks            | running               | cancel the task     |
+  /// | running               | shutdown             | running               | cancel the task     |
+  /// | running               | finished             | free                  |                     |
+  /// | endedBeforeAttach     | attach               | free                  |                     |
+  ///
+  /// `shutdown` leaves the other states as they are; every other pair is an internal
+  /// inconsistency. `ids` are the cancellation IDs the slot is still registered under in
+  /// `tokensByID`: a cancelled ID leaves it at once.
+  enum Slot: CustomStringConvertible {
+    /// In the free list.
+    case free
+    /// Reserved under `ids`; its task does not exist yet, or is not attached yet.
+    case reserved(ids: [EffectKey])
+    /// Reserved, then cancelled (by an ID) before its task was attached: the effect does not
+    /// start if it has not yet (``shouldStart(_:)``), and its task is cancelled when attached.
+    case cancelledBeforeAttach(ids: [EffectKey])
+    /// Its task is attached and has not ended (cancelled or not).
+    case running(task: any RegisteredTask, ids: [EffectKey])
+    /// Its task ended before it was attached: ``attach(_:to:)`` frees the slot.
+    case endedBeforeAttach
+
+    var description: String {
+      switch self {
+      case .free: "free"
+      case let .reserved(ids): "reserved under \(ids.count) IDs"
+      case let .cancelledBeforeAttach(ids): "cancelledBeforeAttach under \(ids.count) IDs"
+      case let .running(_, ids): "running under \(ids.count) IDs"
+      case .endedBeforeAttach: "endedBeforeAttach"
+      }
+    }
   }
 
   private var slots: [Slot] = []
@@ -45,7 +83,8 @@ struct EffectRegistryStateMachine {
   /// Immediate starts whose task ended before the starter registered it.
   private var endedBeforeRegistration: Set<UInt64> = []
   private(set) var isShutdown = false
-  /// The number of registered tasks that have not ended.
+  /// The number of registered tasks that have not ended: the slots neither free nor
+  /// `endedBeforeAttach`.
   private(set) var count = 0
 
   /// What the owner must do after attaching a task.
@@ -55,6 +94,19 @@ struct EffectRegistryStateMachine {
     /// now (it is still tracked until it ends).
     case cancel
   }
+
+  /// What the owner must do with an effect reserved whose task it has not created yet.
+  enum StartAction {
+    /// Create its task and attach it.
+    case start
+    /// Never start it: it was cancelled by its ID, or the registry shut down, before its task
+    /// existed. It is forgotten, as if its task had run and ended; resume these waiters of
+    /// ``waitUntilIdle(_:id:)`` (the registry just became idle), outside the lock.
+    case drop(resuming: [UnsafeContinuation<Void, Never>])
+  }
+
+  /// The state of the slot of `token` (for tests).
+  func slot(_ token: Token) -> Slot { slots[token] }
 
   /// Takes a slot for a task about to be created under `ids`.
   mutating func reserve(ids: [AnyHashableSendable]) -> Token {
@@ -66,10 +118,15 @@ struct EffectRegistryStateMachine {
     let token: Token
     if let free = freeSlots.popLast() {
       token = free
-      slots[token] = Slot(ids: ids)
+      guard case .free = slots[token] else {
+        preconditionFailure(
+          "Internal inconsistency: reserve in state \(slots[token]) of effect \(token), "
+            + "which the free list holds")
+      }
+      slots[token] = .reserved(ids: ids)
     } else {
       token = slots.count
-      slots.append(Slot(ids: ids))
+      slots.append(.reserved(ids: ids))
     }
     count += 1
     for id in ids {
@@ -84,48 +141,68 @@ struct EffectRegistryStateMachine {
 
   /// Hands the task created for `token` over to the registry.
   mutating func attach(_ task: any RegisteredTask, to token: Token) -> AttachAction {
-    precondition(slots[token].inUse, "Internal inconsistency: effect \(token) attached twice")
-    if slots[token].ended {
+    switch slots[token] {
+    case let .reserved(ids):
+      slots[token] = .running(task: task, ids: ids)
+      return isShutdown ? .cancel : .none
+    case let .cancelledBeforeAttach(ids):
+      slots[token] = .running(task: task, ids: ids)
+      return .cancel
+    case .endedBeforeAttach:
       release(token)
       return .none
+    case .running, .free:
+      preconditionFailure(
+        "Internal inconsistency: attach in state \(slots[token]) of effect \(token)")
     }
-    slots[token].task = task
-    return slots[token].cancelRequested || isShutdown ? .cancel : .none
   }
 
   /// Whether the effect reserved under `token`, whose task does not exist yet, should still
-  /// start: `true` unless it was cancelled meanwhile (by its ID) or the registry shut down. An
-  /// effect that should not start is forgotten here, as if its task had run and ended, and the
-  /// waiters of ``waitUntilIdle`` to resume, if the registry just became empty, come back with
-  /// the answer.
-  mutating func shouldStart(
-    _ token: Token
-  ) -> (start: Bool, waiters: [UnsafeContinuation<Void, Never>]) {
-    precondition(
-      slots[token].inUse && slots[token].task == nil && !slots[token].ended,
-      "Internal inconsistency: effect \(token) is not waiting for its task")
-    guard slots[token].cancelRequested || isShutdown else { return (true, []) }
-    let waiters = finished(token)
-    // No task will be attached to free the slot.
-    release(token)
-    return (false, waiters)
+  /// start: unless it was cancelled meanwhile (by its ID) or the registry shut down. One that
+  /// should not start is forgotten here, as if its task had run and ended.
+  mutating func shouldStart(_ token: Token) -> StartAction {
+    switch slots[token] {
+    case .reserved where !isShutdown:
+      return .start
+    case let .reserved(ids), let .cancelledBeforeAttach(ids):
+      // No task will be attached to free the slot.
+      release(token)
+      return .drop(resuming: forget(token, under: ids))
+    case .running, .endedBeforeAttach, .free:
+      preconditionFailure(
+        "Internal inconsistency: shouldStart in state \(slots[token]) of effect \(token), "
+          + "which is not waiting for its task")
+    }
   }
 
   /// Forgets a task that has ended; returns the waiters of ``waitUntilIdle`` to resume, if the
   /// registry just became empty.
   mutating func finished(_ token: Token) -> [UnsafeContinuation<Void, Never>] {
-    guard slots.indices.contains(token), slots[token].inUse, !slots[token].ended else {
-      preconditionFailure("Internal inconsistency: effect \(token) ended twice")
+    guard slots.indices.contains(token) else {
+      preconditionFailure("Internal inconsistency: finished for effect \(token), never reserved")
     }
-    for id in slots[token].ids {
-      tokensByID[id] = tokensByID[id]?.removing(token)
-    }
-    if slots[token].task == nil {
+    switch slots[token] {
+    case let .reserved(ids), let .cancelledBeforeAttach(ids):
       // Not attached yet: `attach` frees the slot.
-      slots[token].ended = true
-      slots[token].ids = []
-    } else {
+      slots[token] = .endedBeforeAttach
+      return forget(token, under: ids)
+    case let .running(_, ids):
       release(token)
+      return forget(token, under: ids)
+    case .endedBeforeAttach, .free:
+      preconditionFailure(
+        "Internal inconsistency: finished in state \(slots[token]) of effect \(token): "
+          + "it ended twice")
+    }
+  }
+
+  /// Takes `token`, whose task ended or will never exist, out of `ids` and the count; returns
+  /// the waiters of ``waitUntilIdle`` to resume, if the registry just became empty.
+  private mutating func forget(
+    _ token: Token, under ids: [EffectKey]
+  ) -> [UnsafeContinuation<Void, Never>] {
+    for id in ids {
+      tokensByID[id] = tokensByID[id]?.removing(token)
     }
     count -= 1
     guard count == 0, !idleWaiters.isEmpty else { return [] }
@@ -154,7 +231,7 @@ struct EffectRegistryStateMachine {
   }
 
   private mutating func release(_ token: Token) {
-    slots[token] = Slot(task: nil, ids: [], inUse: false)
+    slots[token] = .free
     freeSlots.append(token)
   }
 
@@ -177,25 +254,34 @@ struct EffectRegistryStateMachine {
     for token in tokens.all {
       // The slot is no longer under `id`: its end need not look `id` up again (one hash and
       // one comparison of the ID fewer, inside the lock that ending tasks contend for).
-      if slots[token].ids.count == 1 {
-        slots[token].ids = []
-      } else {
-        slots[token].ids.removeAll { $0 == id }
-      }
-      if let task = slots[token].task {
+      switch slots[token] {
+      case let .running(task, ids):
+        slots[token] = .running(task: task, ids: Self.ids(ids, without: id))
         tasks.append(task)
-      } else {
-        slots[token].cancelRequested = true
+      case let .reserved(ids), let .cancelledBeforeAttach(ids):
+        slots[token] = .cancelledBeforeAttach(ids: Self.ids(ids, without: id))
+      case .endedBeforeAttach, .free:
+        preconditionFailure(
+          "Internal inconsistency: takeTasks in state \(slots[token]) of effect \(token), "
+            + "still under an ID")
       }
     }
     return tasks
   }
 
+  /// `ids`, which holds `id`, without it.
+  private static func ids(_ ids: [EffectKey], without id: EffectKey) -> [EffectKey] {
+    ids.count == 1 ? [] : ids.filter { $0 != id }
+  }
+
   /// Marks the registry shut down; returns every running task, to cancel. Tasks attached later
-  /// are cancelled when they are.
+  /// are cancelled when they are, and effects reserved without a task never start.
   mutating func shutdown() -> [any RegisteredTask] {
     isShutdown = true
-    return slots.compactMap { $0.inUse && !$0.ended ? $0.task : nil }
+    return slots.compactMap { slot in
+      guard case let .running(task, _) = slot else { return nil }
+      return task
+    }
   }
 
   /// Whether `continuation` must be resumed now (nothing runs) or was kept for later, under
