@@ -81,8 +81,8 @@ final class JournalRecorderCore {
   /// Hands the chunk to the writer (when it holds anything) and takes an empty one with room
   /// for `minimum` bytes.
   private func submitChunk(minimum: Int) {
-    writer.exchange(
-      &chunk, minimum: minimum, bufferBytes: configuration.bufferBytes, fileIndex: fileIndex)
+    chunk = writer.exchange(
+      chunk, minimum: minimum, bufferBytes: configuration.bufferBytes, fileIndex: fileIndex)
   }
 
   /// Starts a record of `kind` in the record buffer, leaving room for its header.

@@ -59,19 +59,27 @@ final class JournalWriter: Sendable {
     collector.withLock { $0 = collect }
   }
 
-  /// Hands `chunk` to the writer when it holds anything, and puts in its place an empty chunk
-  /// of file `fileIndex` with room for `minimum` bytes: the one the writer hands back when it is
-  /// large enough (so that a steady recorder allocates no chunk), a new one of
+  /// Hands `chunk` to the writer when it holds anything, and returns the empty chunk of file
+  /// `fileIndex` to fill in its place, with room for `minimum` bytes: the one the writer hands
+  /// back when it is large enough (so that a steady recorder allocates no chunk), a new one of
   /// `max(bufferBytes, minimum)` bytes otherwise.
-  func exchange(_ chunk: inout JournalChunk, minimum: Int, bufferBytes: Int, fileIndex: Int) {
+  ///
+  /// It takes and returns the chunk rather than taking it `inout`: a recorder's stored chunk
+  /// passed `inout` to this call made every other access to that property, one per record,
+  /// a dynamic exclusivity check (`swift_beginAccess`, about 75 instructions).
+  func exchange(
+    _ chunk: JournalChunk, minimum: Int, bufferBytes: Int, fileIndex: Int
+  ) -> JournalChunk {
     let reused = chunk.count > 0 ? submit(chunk) : chunk
+    let next: JournalChunk
     if let reused, reused.capacity >= minimum {
-      chunk = reused
+      next = reused
     } else {
-      chunk = JournalChunk(capacity: max(bufferBytes, minimum))
+      next = JournalChunk(capacity: max(bufferBytes, minimum))
     }
-    chunk.count = 0
-    chunk.fileIndex = fileIndex
+    next.count = 0
+    next.fileIndex = fileIndex
+    return next
   }
 
   /// Queues `chunk` for writing; returns an empty chunk to fill next, if one is free.

@@ -140,8 +140,8 @@ final class SharedJournalCore {
   }
 
   private func submitChunk(minimum: Int) {
-    writer.exchange(
-      &chunk, minimum: minimum, bufferBytes: configuration.bufferBytes, fileIndex: fileIndex)
+    chunk = writer.exchange(
+      chunk, minimum: minimum, bufferBytes: configuration.bufferBytes, fileIndex: fileIndex)
   }
 
   @inline(__always)
