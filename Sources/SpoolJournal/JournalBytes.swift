@@ -22,6 +22,17 @@ final class JournalBytes {
   /// Forgets the bytes, keeping the memory.
   func removeAll() { count = 0 }
 
+  /// Forgets the bytes and starts a record of `kind`: the header's
+  /// ``JournalFormat/recordOverhead`` bytes are left for ``sealRecord(using:)`` to fill, and
+  /// the kind byte follows them. One store of `count`, where appending the three parts would
+  /// take three (the capacity, at least 16 bytes, always holds the 13).
+  @inline(__always)
+  func beginRecord(_ kind: JournalFormat.RecordKind) {
+    pointer.storeBytes(
+      of: kind.rawValue, toByteOffset: JournalFormat.recordOverhead, as: UInt8.self)
+    count = JournalFormat.recordOverhead + 1
+  }
+
   /// Takes `newCount` bytes as written: a ``JournalRecordWriter`` stored them directly.
   func setCount(_ newCount: Int) {
     precondition(newCount <= capacity, "Internal inconsistency: a record past its buffer")
@@ -76,15 +87,18 @@ final class JournalBytes {
   @inline(__always)
   func appendVarint(_ value: UInt64) {
     reserve(10)
+    // The end in a local: a store through `pointer` may alias `count`, which the compiler
+    // would otherwise load again after every byte.
+    var end = count
     var value = value
     while value >= 0x80 {
-      pointer.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, toByteOffset: count,
+      pointer.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, toByteOffset: end,
         as: UInt8.self)
-      count += 1
+      end += 1
       value >>= 7
     }
-    pointer.storeBytes(of: UInt8(value), toByteOffset: count, as: UInt8.self)
-    count += 1
+    pointer.storeBytes(of: UInt8(value), toByteOffset: end, as: UInt8.self)
+    count = end + 1
   }
 
   /// Appends `count` bytes from `source`.

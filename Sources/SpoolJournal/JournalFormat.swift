@@ -130,3 +130,17 @@ enum JournalFormat {
     String(reflecting: Action.self)
   }
 }
+
+extension JournalBytes {
+  /// Fills in the header of the record this buffer holds (its first
+  /// ``JournalFormat/recordOverhead`` bytes left for it): the payload's length, the payload's
+  /// CRC, and the CRC of those eight bytes. `crc` is the caller's copy of ``CRC32/shared``.
+  @inline(__always)
+  func sealRecord(using crc: CRC32.Tables) {
+    let payload = count - JournalFormat.recordOverhead
+    setFixed(UInt32(payload), at: 0)
+    setFixed(crc.checksum(pointer + JournalFormat.recordOverhead, count: payload), at: 4)
+    let headerCRC = crc.checksum(pointer, count: JournalFormat.recordHeaderChecked)
+    setFixed(headerCRC, at: JournalFormat.recordHeaderChecked)
+  }
+}

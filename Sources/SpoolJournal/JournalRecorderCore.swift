@@ -10,11 +10,11 @@
 ///
 /// Budget of ``record(_:enqueuedAt:)``, the hot path: for an action that adopts
 /// ``JournalCodable``, no allocation, no cast and no metadata lookup: one indirect call to its
-/// `write(to:)`, stores into the reused record buffer, one CRC over the record, one copy into
-/// the chunk. For a `Codable`-only action, what its `encode(to:)` costs on top (a
-/// `KeyedEncodingContainer` box per keyed container, imposed by `Codable`). Chunks are handed to
-/// the writer only when full, and come back for reuse, so steady recording allocates nothing
-/// else.
+/// `write(to:)`, stores into the reused record buffer, the payload's CRC and the header's, one
+/// copy into the chunk. For a `Codable`-only action, what its `encode(to:)` costs on top (a
+/// `KeyedEncodingContainer` box per keyed container, imposed by `Codable`). Chunks are handed
+/// to the writer only when full, and come back for reuse, so steady recording allocates
+/// nothing else.
 final class JournalRecorderCore {
   let configuration: JournalConfiguration
   let writer: JournalWriter
@@ -26,6 +26,9 @@ final class JournalRecorderCore {
   /// Writes the action a pointer points to, with `JournalCodable` or `Codable`.
   private let encode: JournalActionEncoder
   private let record = JournalBytes()
+  /// ``CRC32/shared``, held here so that sealing a record does not check its lazy
+  /// initialization each time.
+  private let crc = CRC32.shared
   private let encoder: JournalValueEncoder
   private var chunk: JournalChunk
   /// The file the chunk belongs to, and the bytes that file will hold with the chunk.
@@ -85,26 +88,6 @@ final class JournalRecorderCore {
       chunk, minimum: minimum, bufferBytes: configuration.bufferBytes, fileIndex: fileIndex)
   }
 
-  /// Starts a record of `kind` in the record buffer, leaving room for its header.
-  @inline(__always)
-  private func beginRecord(_ kind: JournalFormat.RecordKind) {
-    record.removeAll()
-    record.appendFixed(UInt64(0))
-    record.appendFixed(UInt32(0))
-    record.append(kind.rawValue)
-  }
-
-  /// Fills in the header of the record in the record buffer: length, payload CRC, header CRC.
-  @inline(__always)
-  private func sealRecord() {
-    let payload = record.count - JournalFormat.recordOverhead
-    record.setFixed(UInt32(payload), at: 0)
-    let crc = CRC32.checksum(record.pointer + JournalFormat.recordOverhead, count: payload)
-    record.setFixed(crc, at: 4)
-    let headerCRC = CRC32.checksum(record.pointer, count: JournalFormat.recordHeaderChecked)
-    record.setFixed(headerCRC, at: JournalFormat.recordHeaderChecked)
-  }
-
   /// Appends the sealed record to the chunk, making room as needed.
   @inline(__always)
   private func appendRecord() {
@@ -134,7 +117,7 @@ final class JournalRecorderCore {
       dropped += 1
       return false
     }
-    beginRecord(.action)
+    record.beginRecord(.action)
     let delta = Int64(bitPattern: enqueuedAt &- lastTime)
     record.appendVarint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
     do {
@@ -144,7 +127,7 @@ final class JournalRecorderCore {
       if encodingFailure == nil { encodingFailure = "\(error)" }
       return false
     }
-    sealRecord()
+    record.sealRecord(using: crc)
     if fileHasRecords
       && fileBytes + record.count + Self.rotationRecordBytes > configuration.maxFileBytes
     {
@@ -192,13 +175,13 @@ final class JournalRecorderCore {
     // The files before this one are the compaction's to remove: the limit starts again.
     filesStarted = 1
     stoppedAtLimit = false
-    beginRecord(.snapshot)
+    record.beginRecord(.snapshot)
     record.appendFixed(checksum)
     record.appendVarint(UInt64(recorded))
     state.withUnsafeBytes { bytes in
       if let base = bytes.baseAddress { record.append(base, count: bytes.count) }
     }
-    sealRecord()
+    record.sealRecord(using: crc)
     appendRecord()
     fileHasRecords = true
     snapshotFile = fileIndex
@@ -221,12 +204,12 @@ final class JournalRecorderCore {
   func finish(stateChecksum: UInt64?) {
     guard !isFinished else { return }
     isFinished = true
-    beginRecord(.end)
+    record.beginRecord(.end)
     record.appendFixed(stateChecksum ?? 0)
     record.appendVarint(UInt64(recorded))
     record.appendVarint(UInt64(dropped))
     record.append(stateChecksum == nil ? 0 : JournalFormat.endHasState)
-    sealRecord()
+    record.sealRecord(using: crc)
     appendRecord()
     _ = writer.submit(chunk)
   }

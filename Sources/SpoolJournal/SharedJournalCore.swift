@@ -36,6 +36,9 @@ final class SharedJournalCore {
   let encoding: JournalActionEncoding
   private let encode: JournalActionEncoder
   private let record = JournalBytes()
+  /// ``CRC32/shared``, held here so that sealing a record does not check its lazy
+  /// initialization each time.
+  private let crc = CRC32.shared
   private let encoder: JournalValueEncoder
   private var chunk: JournalChunk
   private(set) var stores: [Store] = []
@@ -146,24 +149,11 @@ final class SharedJournalCore {
 
   @inline(__always)
   private func beginRecord(_ kind: JournalFormat.RecordKind, slot: Int) {
-    record.removeAll()
-    record.appendFixed(UInt64(0))
-    record.appendFixed(UInt32(0))
-    record.append(kind.rawValue)
+    record.beginRecord(kind)
     record.appendVarint(UInt64(stores[slot].key.count))
     stores[slot].key.withUnsafeBytes { key in
       if let base = key.baseAddress { record.append(base, count: key.count) }
     }
-  }
-
-  @inline(__always)
-  private func sealRecord() {
-    let payload = record.count - JournalFormat.recordOverhead
-    record.setFixed(UInt32(payload), at: 0)
-    let crc = CRC32.checksum(record.pointer + JournalFormat.recordOverhead, count: payload)
-    record.setFixed(crc, at: 4)
-    let headerCRC = CRC32.checksum(record.pointer, count: JournalFormat.recordHeaderChecked)
-    record.setFixed(headerCRC, at: JournalFormat.recordHeaderChecked)
   }
 
   /// Appends the sealed record for `slot`, and indexes it.
@@ -213,7 +203,7 @@ final class SharedJournalCore {
         if encodingFailure == nil { encodingFailure = "\(error)" }
         return due
       }
-      sealRecord()
+      record.sealRecord(using: crc)
       guard needsRotation else { break }
       rotate(baseTime: enqueuedAt)
       due.insert(.seal)
@@ -240,7 +230,7 @@ final class SharedJournalCore {
     state.withUnsafeBytes { bytes in
       if let base = bytes.baseAddress { record.append(base, count: bytes.count) }
     }
-    sealRecord()
+    record.sealRecord(using: crc)
     if needsRotation {
       rotate(baseTime: lastTime)
       due.insert(.seal)
