@@ -33,10 +33,10 @@ enum CRC32 {
   ///
   /// A hot path keeps its own copy (one pointer) so that it does not go through the lazy
   /// initialization of ``shared`` for every record.
+  // Sendable: the tables are written only in `init`, before the value can be shared, and
+  // never freed (``CRC32/shared`` lives as long as the process; copies share its storage),
+  // so every later access is a read of memory nobody writes.
   struct Tables: @unchecked Sendable {
-    // Sendable: the tables are written only in `init`, before the value can be shared, and
-    // never freed (``CRC32/shared`` lives as long as the process; copies share its storage),
-    // so every later access is a read of memory nobody writes.
     private let base: UnsafePointer<UInt32>
 
     /// Builds the tables; use ``CRC32/shared`` rather than building more (they are not freed).
