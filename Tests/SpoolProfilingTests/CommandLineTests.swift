@@ -9,7 +9,19 @@ import Testing
     return bundle.appendingPathComponent("spool").path
   }()
 
-  private func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+  /// Runs `spool` with `arguments` on a thread of its own: waiting for the child on one of
+  /// Swift's pool threads (two on a 2-core machine) would stall every other test meanwhile.
+  private func run(
+    _ arguments: [String]
+  ) async throws -> (status: Int32, output: String, error: String) {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread { continuation.resume(with: Result { try Self.runBlocking(arguments) }) }.start()
+    }
+  }
+
+  private static func runBlocking(
+    _ arguments: [String]
+  ) throws -> (status: Int32, output: String, error: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.spool)
     process.arguments = arguments
@@ -28,7 +40,7 @@ import Testing
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func reportAndCompareExitCodes() throws {
+  func reportAndCompareExitCodes() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let base = directory.file("base.json")
@@ -36,57 +48,57 @@ import Testing
     let slow = directory.file("slow.json")
     try Fixtures.report([Fixtures.workload(throughput: 500_000)]).write(to: slow, format: .json)
 
-    let table = try run(["report", base])
+    let table = try await run(["report", base])
     #expect(table.status == 0)
     #expect(table.output.contains("incrementButtonTapped"))
 
-    let missing = try run(["report", directory.file("missing.json")])
+    let missing = try await run(["report", directory.file("missing.json")])
     #expect(missing.status == 1)
     #expect(missing.error == "error: \(directory.file("missing.json")): no such file\n")
 
-    #expect(try run(["compare", base, base]).status == 0)
-    let regressed = try run(["compare", base, slow, "--threshold", "10%"])
+    #expect(try await run(["compare", base, base]).status == 0)
+    let regressed = try await run(["compare", base, slow, "--threshold", "10%"])
     #expect(regressed.status == 1)
     #expect(regressed.output.contains("REGRESSION"))
-    #expect(try run(["compare", base, directory.path]).status == 2)
+    #expect(try await run(["compare", base, directory.path]).status == 2)
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func aBadDurationIsOneLineNamingIt() throws {
+  func aBadDurationIsOneLineNamingIt() async throws {
     // `--duration=VALUE`: a value that starts with `-` would otherwise be read as an option.
     for value in ["5x", "0s", "-1m", "soon", "1.5.2s"] {
-      let result = try run(["bench", "soak", "--duration=\(value)"])
+      let result = try await run(["bench", "soak", "--duration=\(value)"])
       #expect(result.status == 64)
       #expect(result.error.hasPrefix("error: invalid duration '\(value)': "))
       #expect(result.error.filter { $0 == "\n" }.count == 1)
     }
-    let elsewhere = try run(["bench", "counter", "--duration", "5s"])
+    let elsewhere = try await run(["bench", "counter", "--duration", "5s"])
     #expect(elsewhere.status == 64)
     #expect(elsewhere.error.contains("--duration applies to idle-stores, soak only"))
   }
 
   /// A bad option of `report` or `compare` is one line and exit status 64.
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func aBadThresholdOrFormatIsOneLine() throws {
+  func aBadThresholdOrFormatIsOneLine() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let base = directory.file("base.json")
     try Fixtures.report().write(to: base, format: .json)
     for value in ["ten", "-5%", "1e999", "nan", "2000%"] {
-      let result = try run(["compare", base, base, "--threshold=\(value)"])
+      let result = try await run(["compare", base, base, "--threshold=\(value)"])
       #expect(result.status == 64, "\(value)")
       #expect(result.error.hasPrefix("error: invalid threshold '\(value)': "), "\(value)")
       #expect(result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
       #expect(result.output.isEmpty)
     }
-    let format = try run(["report", base, "--format", "pdf"])
+    let format = try await run(["report", base, "--format", "pdf"])
     #expect(format.status == 64)
     #expect(format.error == "error: unknown format 'pdf'; use one of: table, json, trace, svg\n")
   }
 
   /// A report with an impossible figure is not printed or compared as if measured.
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func anImpossibleReportIsRefusedByReportAndCompare() throws {
+  func anImpossibleReportIsRefusedByReportAndCompare() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let base = directory.file("base.json")
@@ -95,39 +107,39 @@ import Testing
     let broken = try directory.write(
       json.replacingOccurrences(of: #""durationSeconds" : 1"#, with: #""durationSeconds" : -1"#),
       to: "negative.json")
-    let report = try run(["report", broken])
+    let report = try await run(["report", broken])
     #expect(report.status == 1)
     #expect(report.output.isEmpty)
     #expect(
       report.error == "error: \(broken): has an impossible value: workloads[0].durationSeconds"
         + " is -1.0; a duration or rate cannot be negative\n")
-    let compare = try run(["compare", base, broken])
+    let compare = try await run(["compare", base, broken])
     #expect(compare.status == 2)
     #expect(compare.error.contains("workloads[0].durationSeconds is -1.0"))
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func zeroRoundsIsRefused() throws {
-    let result = try run(["bench", "counter", "--rounds", "0"])
+  func zeroRoundsIsRefused() async throws {
+    let result = try await run(["bench", "counter", "--rounds", "0"])
     #expect(result.status == 64)
     #expect(result.error.contains("--rounds must be at least 1"))
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func reportPrintsASoaksTimeline() throws {
+  func reportPrintsASoaksTimeline() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let path = directory.file("soak.json")
     try TimelineTests.soakReport().write(to: path, format: .json)
-    let table = try run(["report", path])
+    let table = try await run(["report", path])
     #expect(table.status == 0)
     #expect(table.output.contains("timeline: 12 samples every 1.00s · flat"))
-    #expect(try run(["compare", path, path]).status == 0)
+    #expect(try await run(["compare", path, path]).status == 0)
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func listAlignsTheSummariesPastTheLongestName() throws {
-    let result = try run(["bench", "--list"])
+  func listAlignsTheSummariesPastTheLongestName() async throws {
+    let result = try await run(["bench", "--list"])
     #expect(result.status == 0)
     let lines = result.output.split(separator: "\n")
     let width = lines.map { $0.prefix { $0 != " " }.count }.max() ?? 0
@@ -141,8 +153,8 @@ import Testing
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func referenceAndOutputTogetherAreRefused() throws {
-    let result = try run(["bench", "counter", "--reference", "--output", "elsewhere"])
+  func referenceAndOutputTogetherAreRefused() async throws {
+    let result = try await run(["bench", "counter", "--reference", "--output", "elsewhere"])
     #expect(result.status == 64)
     #expect(
       result.error.contains(
@@ -150,18 +162,18 @@ import Testing
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func anUnusableOutputFolderFailsBeforeAnyRun() throws {
+  func anUnusableOutputFolderFailsBeforeAnyRun() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let file = try directory.write("", to: "file")
-    let result = try run(["bench", "counter", "--output", file + "/reports"])
+    let result = try await run(["bench", "counter", "--output", file + "/reports"])
     #expect(result.status == 1)
     #expect(result.error == "error: \(file)/reports: mkdir failed: Not a directory (errno 20)\n")
     #expect(result.output.isEmpty)
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: spool)))
-  func compareWarnsAboutDifferentMachines() throws {
+  func compareWarnsAboutDifferentMachines() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let base = directory.file("base.json")
@@ -170,12 +182,12 @@ import Testing
     other.environment.cpuModel = "Other CPU"
     let new = directory.file("new.json")
     try other.write(to: new, format: .json)
-    let result = try run(["compare", base, new])
+    let result = try await run(["compare", base, new])
     #expect(result.status == 0)
     #expect(
       result.output.hasPrefix(
         "warning: the reports come from different machines: CPU 'Test CPU @ 3.00GHz' vs "
           + "'Other CPU'; their ratios are not comparable\n"))
-    #expect(!(try run(["compare", base, base])).output.contains("warning"))
+    #expect(!(try await run(["compare", base, base])).output.contains("warning"))
   }
 }

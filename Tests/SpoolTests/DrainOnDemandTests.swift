@@ -135,12 +135,12 @@ struct DrainOnDemandTests {
         finished.add(1, ordering: .releasing)
       }
     }
-    let deadline = SpoolTime.now() + 50_000_000_000
+    let deadline = SpoolTime.now() + 150_000_000_000
     while finished.load(ordering: .acquiring) < producers && SpoolTime.now() < deadline {
       try? await Task.sleep(for: .milliseconds(1))
     }
     #expect(finished.load(ordering: .acquiring) == producers, "seed \(seed)")
-    let state = await Self.state(of: store, within: 50) { $0.count >= total }
+    let state = await Self.state(of: store, within: 150) { $0.count >= total }
     #expect(state.count == total, "seed \(seed): an action was stranded or lost")
     #expect(
       state.checksum == ChecksumFeature.checksum(producers: producers, perProducer: perProducer),
@@ -166,7 +166,7 @@ struct DrainOnDemandTests {
       EchoFeature()
     }
     for index in 0..<count { store.enqueue(.ping(index)) }
-    let deadline = SpoolTime.now() + 50_000_000_000
+    let deadline = SpoolTime.now() + 150_000_000_000
     var state = await store.state
     while state.pongs < count && SpoolTime.now() < deadline {
       try? await Task.sleep(for: .milliseconds(1))

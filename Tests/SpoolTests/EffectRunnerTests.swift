@@ -46,22 +46,30 @@ private final class ThreadSerialExecutor: SerialExecutor {
 
 /// Holds the drain loop inside a reduce until the test opens it, so that the actions enqueued
 /// meanwhile are reduced in one drain pass, and their runs start together (in one runner).
+///
+/// The held thread sleeps on a semaphore: spinning, the gates of the suite's tests once took
+/// most of both cores for a minute under ThreadSanitizer, from the very tasks that open them.
 private final class Gate: Sendable {
   private let entered = Atomic<Bool>(false)
   private let opened = Atomic<Bool>(false)
+  private let wakeUp = DispatchSemaphore(value: 0)
 
-  /// Called by the reducer: blocks the drain loop until `open()`.
+  /// Called by the reducer: blocks the drain loop until `open()` (at once after it).
   func pass() {
     entered.store(true, ordering: .releasing)
-    while !opened.load(ordering: .acquiring) { sched_yield() }
+    // `open()` signals once after setting `opened`: one drain loop waits at a time.
+    while !opened.load(ordering: .acquiring) { wakeUp.wait() }
   }
 
   /// Waits until the drain loop is held in `pass()`.
   func waitUntilEntered() async {
-    while !entered.load(ordering: .acquiring) { await Task.yield() }
+    while !entered.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(1)) }
   }
 
-  func open() { opened.store(true, ordering: .releasing) }
+  func open() {
+    opened.store(true, ordering: .releasing)
+    wakeUp.signal()
+  }
 }
 
 /// A reducer whose `.gate` holds the drain loop and whose `.start` runs the test's effect.
@@ -141,7 +149,7 @@ private final class Payload: Sendable {}
 /// suspends (`EffectRunner`). These tests hold the drain loop with a gate so that the runs
 /// under test are reduced in one pass; the store runs on a thread of its own
 /// (``ThreadSerialExecutor``), which the gate blocks.
-@Suite(.timeLimit(.minutes(1))) struct EffectRunnerTests {
+@Suite(.timeLimit(.minutes(5))) struct EffectRunnerTests {
   /// A store of `RunnerHarness` on a thread of its own.
   private func makeStore(
     gate: Gate, instrumentation: EffectLog? = nil,
