@@ -618,6 +618,23 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     RingWord(rawValue: tail.pointee.load(ordering: .sequentiallyConsistent)).position
   }
 
+  /// Tries the consumer lock up to `spins` times; for the drain loop, whose lock is held by a
+  /// producer in a bounded pass on another thread (a holder never suspends with it).
+  ///
+  /// Waiting here, with the drain still marked busy, is what keeps a burst on one drain: a
+  /// drain that ended instead would mark the queue idle, and the holder's next unlock with
+  /// work left would start another (a task created and scheduled per pass, `spool bench
+  /// effects`).
+  ///
+  /// - Returns: Whether the caller now holds the lock (`false` once the queue is closed).
+  func awaitConsumerLock(spins: Int) -> Bool {
+    for _ in 0..<spins {
+      if closedFlag.load(ordering: .relaxed) { return false }
+      if tryLockConsumer() { return true }
+    }
+    return false
+  }
+
   /// Looks for a pushed element up to `spins` times, without parking and without the consumer
   /// lock: `head` is the consumer's position when its caller unlocked.
   ///

@@ -28,10 +28,12 @@ extension RootCore {
     }
     defer { drainActivity.subtract(1, ordering: .relaxed) }
     while true {
-      // A producer reducing on its own thread holds the lock: it takes what it pushes itself,
-      // and ending the drain looks again once it unlocks. A closed queue is not drained: its
-      // actions are dropped.
-      if !queue.isClosedHint, queue.tryLockConsumer() {
+      // A producer reducing on its own thread holds the lock for a pass: wait for it (for a
+      // moment), then ending the drain looks again once it unlocks. A closed queue is not
+      // drained: its actions are dropped.
+      if !queue.isClosedHint,
+        queue.tryLockConsumer() || queue.awaitConsumerLock(spins: idleSpinLimit)
+      {
         let reduced = drainLocked(limit: drainBatchLimit)
         queue.resizeIfOverflowed()
         queue.publishConsumed()

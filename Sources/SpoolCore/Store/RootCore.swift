@@ -115,7 +115,8 @@ where R.State: Sendable {
   /// (``passWithDependenciesUnlocking(_:)``).
   @exclusivity(unchecked) @usableFromInline var collected = CollectedEffects<Action>()
 
-  /// How many times a drain looks for more work before it ends (a few microseconds).
+  /// How many times a drain looks for more work, or tries a lock a producer holds, before it
+  /// ends (a few microseconds).
   ///
   /// None on an executor the store was given: there the drain would hold a thread that has
   /// other work (SpoolIO's event loop reaps completions between jobs), so it ends at once.
