@@ -98,10 +98,10 @@ struct DrainOnDemandTests {
     await store.shutdown()
   }
 
-  /// Four producer threads outside Swift's pool push seeded bursts of 1 to 64 actions with pauses
-  /// between them, so that the drain ends, and is started again, while other producers push
-  /// (how often depends on the load; the test prints it): every action is reduced exactly once, in each producer's order,
-  /// without `finish()`, and two drains never run at once.
+  /// Four producer threads outside Swift's pool push seeded bursts of 1 to 64 actions with
+  /// pauses between them, so that the drain ends, and is started again, while other producers
+  /// push (how often depends on the load; the test prints it): every action is reduced exactly
+  /// once, in each producer's order, without `finish()`, and two drains never run at once.
   @Test(arguments: [true, false])
   func producersRacingTheDrainEndingStrandNothing(onExecutor: Bool) async {
     let producers = 4

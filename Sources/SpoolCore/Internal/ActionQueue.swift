@@ -156,7 +156,8 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
     precondition(
       trailingByteCount >= 0 && trailingAlignment > 0 && trailingAlignment <= Self.lineSize
         && trailingAlignment & (trailingAlignment - 1) == 0,
-      "Internal inconsistency: trailing storage of \(trailingByteCount) bytes aligned to \(trailingAlignment)"
+      "Internal inconsistency: trailing storage of \(trailingByteCount) bytes aligned to "
+        + "\(trailingAlignment)"
     )
     var capacity = 2
     while capacity < min(requested, RingWord.largestCapacity) { capacity <<= 1 }

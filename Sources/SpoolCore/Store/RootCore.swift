@@ -78,9 +78,9 @@ where R.State: Sendable {
   @usableFromInline let observersCell = LazyReference<StateObservers<State>>()
   @usableFromInline let instrumentation: (any StoreInstrumentation<Action>)?
 
-  /// The state, in the queue's allocation (``ActionQueue/trailingStorage(alignment:)``): a stored property
-  /// of a class would be checked for exclusive access at run time on every action. Protected
-  /// by the consumer lock.
+  /// The state, in the queue's allocation (``ActionQueue/trailingStorage(alignment:)``): a
+  /// stored property of a class would be checked for exclusive access at run time on every
+  /// action. Protected by the consumer lock.
   @usableFromInline let statePointer: UnsafeMutablePointer<State>
   /// Called by the holder of the consumer lock only (read-only after init).
   @usableFromInline let reducer: R
