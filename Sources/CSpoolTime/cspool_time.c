@@ -13,6 +13,10 @@ __thread void *cspool_thread_cells_table __attribute__((tls_model("initial-exec"
 // The per-thread sampling generator of CSpoolThread.h.
 __thread uint64_t cspool_sample_state __attribute__((tls_model("initial-exec"))) = 0;
 
+// The registry reader numbers of CSpoolThread.h.
+__thread unsigned int cspool_registry_reader __attribute__((tls_model("initial-exec"))) = 0;
+unsigned int cspool_registry_readers = 0;
+
 // The counter clock of CSpoolTime.h: zero (not published) until `CounterClock` calibrates.
 cspool_counter_clock_t cspool_counter_clock = {0, 0, 0, 0};
 

@@ -71,4 +71,24 @@ static inline uint64_t cspool_sample_random(void) {
   return x;
 }
 
+/// The calling thread's number among the threads that have read a store registry, counted
+/// from 1; 0 until the thread's first read. A registry picks the thread's reader counter from
+/// it (`RegistryReaders`), so that two threads reading at once rarely write one cache line.
+/// Any value is correct there (threads that share a counter only share its line). Defined in
+/// cspool_time.c.
+extern __thread unsigned int cspool_registry_reader __attribute__((tls_model("initial-exec")));
+
+/// The last number given by `cspool_registry_reader_number`. Defined in cspool_time.c.
+extern unsigned int cspool_registry_readers;
+
+/// The calling thread's reader number (see `cspool_registry_reader`), given at its first call.
+static inline unsigned int cspool_registry_reader_number(void) {
+  unsigned int value = cspool_registry_reader;
+  if (__builtin_expect(value == 0, 0)) {
+    value = __atomic_add_fetch(&cspool_registry_readers, 1, __ATOMIC_RELAXED);
+    cspool_registry_reader = value;
+  }
+  return value;
+}
+
 #endif

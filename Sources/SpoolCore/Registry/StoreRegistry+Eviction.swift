@@ -1,29 +1,50 @@
 extension StoreRegistry {
-  /// Whether eviction may take `slot` now: nobody holds it, and under
-  /// ``StoreRegistryConfiguration/RunningEffectsPolicy/keepStore`` none of its effects runs.
-  /// With the shard's lock held (holds are taken with it), on the live dictionary's own
-  /// reference (`contents.live.values[index]`): a copy of it would count as a hold.
-  ///
-  /// Never once shutdown has begun: ``shutdown(deadline:)`` sets its flag and then collects
-  /// every shard's evictions with the shard's lock, so that none begins after it looked.
-  func isEvictable(_ slot: inout Slot) -> Bool {
-    guard !shuttingDown.load(ordering: .sequentiallyConsistent) else { return false }
-    guard isKnownUniquelyReferenced(&slot) else { return false }
+  /// Whether eviction may take `slot`, as far as can be seen without taking it: nobody holds
+  /// it, and under ``StoreRegistryConfiguration/RunningEffectsPolicy/keepStore`` none of its
+  /// effects runs. A hold may come right after: ``take(_:)`` decides.
+  func looksEvictable(_ slot: Slot) -> Bool {
+    guard !slot.isHeld else { return false }
     if configuration.runningEffects.keepsStoresWithEffects {
       return slot.store.runningEffectCount == 0
     }
     return true
   }
 
+  /// Takes `slot` for eviction if it may be evicted now: nobody holds it (and nobody can hold
+  /// it after this returns `true`), and under
+  /// ``StoreRegistryConfiguration/RunningEffectsPolicy/keepStore`` none of its effects runs.
+  /// With the shard's lock held; a `true` must be followed by ``beginEviction(of:in:shard:)``
+  /// before the lock is released. A synchronous body that found the store before the take
+  /// may still be using it, without a hold: the eviction waits for it, and looks at the
+  /// effects again after (``evict(_:slot:shard:)``).
+  ///
+  /// Never once shutdown has begun: ``shutdown(deadline:)`` sets its flag and then collects
+  /// every shard's evictions with the shard's lock, so that none begins after it looked.
+  func take(_ slot: Slot) -> Bool {
+    guard !shuttingDown.load(ordering: .sequentiallyConsistent) else { return false }
+    guard slot.tryTake() else { return false }
+    // Looked at once taken: no call holds the store, so none can start its effects now (but a
+    // synchronous body in progress: the eviction looks again once it ended).
+    if configuration.runningEffects.keepsStoresWithEffects
+      && slot.store.runningEffectCount != 0
+    {
+      slot.untake()
+      return false
+    }
+    return true
+  }
+
   /// Replaces the live entry of `key` by an eviction, and starts it; with the shard's lock
-  /// held, after ``isEvictable(_:)``.
+  /// held, after ``take(_:)``. The caller calls `readers.reclaim()` after the lock.
   @discardableResult
   func beginEviction(
     of key: Key, in contents: inout Shard.Contents, shard: Shard
-  ) -> Task<Void, Never> {
+  ) -> Task<Bool, Never> {
+    let takenDown = shard.unpublish(&contents)
     guard let slot = contents.live.removeValue(forKey: key) else {
       preconditionFailure("Internal inconsistency: an eviction began without a live store")
     }
+    readers.retire(takenDown)
     let eviction = Task { await self.evict(key, slot: slot, shard: shard) }
     contents.changing[key] = .evicting(eviction)
     liveCount.subtract(1, ordering: .relaxed)
@@ -31,10 +52,22 @@ extension StoreRegistry {
   }
 
   /// Reduces what the store has queued, shuts it down, gives its final state to `onEvict`,
-  /// and then forgets the ID, so that the next request for it creates a new store.
-  func evict(_ key: Key, slot: Slot, shard: Shard) async {
+  /// and then forgets the ID, so that the next request for it creates a new store; `true`.
+  ///
+  /// First waits for the synchronous bodies that found the store before it was taken
+  /// (``withLiveStore(_:_:)``), and reduces what is queued: under
+  /// ``StoreRegistryConfiguration/RunningEffectsPolicy/keepStore``, an effect that one of
+  /// those actions started keeps the store live (`false`).
+  func evict(_ key: Key, slot: Slot, shard: Shard) async -> Bool {
     publishCount()
+    await readers.waitForReadsInProgress()
     await slot.store.settleQueue()
+    if configuration.runningEffects.keepsStoresWithEffects
+      && slot.store.runningEffectCount != 0
+    {
+      keep(key, slot: slot, shard: shard)
+      return false
+    }
     await slot.store.shutdown()
     if let onEvict {
       await onEvict(key.id, await slot.store.state)
@@ -44,6 +77,26 @@ extension StoreRegistry {
         preconditionFailure("Internal inconsistency: an eviction lost its entry")
       }
     }
+    readers.retire(slot)
+    readers.reclaim()
+    return true
+  }
+
+  /// Makes the slot of an eviction that did not happen live again, as it was.
+  private func keep(_ key: Key, slot: Slot, shard: Shard) {
+    let takenDown = shard.contents.withLock { contents -> Shard.Snapshot? in
+      guard case .evicting? = contents.changing.removeValue(forKey: key) else {
+        preconditionFailure("Internal inconsistency: an eviction lost its entry")
+      }
+      // Untaken under the lock: a locked lookup that finds the slot live holds it.
+      slot.untake()
+      contents.live[key] = slot
+      return shard.unpublish(&contents)
+    }
+    readers.retire(takenDown)
+    liveCount.add(1, ordering: .relaxed)
+    publishCount()
+    readers.reclaim()
   }
 
   /// Evicts least recently used stores until at most `maximum` are live, looking in the shard
@@ -57,21 +110,25 @@ extension StoreRegistry {
     while liveCount.load(ordering: .relaxed) > maximum && shardsWithoutVictim < shards.count {
       let shard = shards[index]
       let evicted = shard.contents.withLock { contents -> Bool in
-        var victim: (key: Key, lastUse: UInt64)?
-        var position = contents.live.startIndex
-        while position != contents.live.endIndex {
-          if isEvictable(&contents.live.values[position]) {
-            let lastUse = contents.live.values[position].lastUse.load(ordering: .relaxed)
+        // A store found least recently used may be held before it is taken: look again,
+        // a few times (each miss is a call that just used that store).
+        for _ in 0..<3 {
+          var victim: (key: Key, slot: Slot, lastUse: UInt64)?
+          for (key, slot) in contents.live where looksEvictable(slot) {
+            let lastUse = slot.lastUse.load(ordering: .relaxed)
             if victim == nil || lastUse < victim!.lastUse {
-              victim = (contents.live.keys[position], lastUse)
+              victim = (key, slot, lastUse)
             }
           }
-          contents.live.formIndex(after: &position)
+          guard let victim else { return false }
+          if take(victim.slot) {
+            beginEviction(of: victim.key, in: &contents, shard: shard)
+            return true
+          }
         }
-        guard let victim else { return false }
-        beginEviction(of: victim.key, in: &contents, shard: shard)
-        return true
+        return false
       }
+      readers.reclaim()
       if evicted {
         shardsWithoutVictim = 0
       } else {
@@ -109,14 +166,12 @@ extension StoreRegistry {
   public func evict(_ id: ID) async -> Bool {
     let key = Key(id)
     let shard = shards[shardIndex(for: key)]
-    let eviction = shard.contents.withLock { contents -> Task<Void, Never>? in
-      guard let position = contents.live.index(forKey: key),
-        isEvictable(&contents.live.values[position])
-      else { return nil }
+    let eviction = shard.contents.withLock { contents -> Task<Bool, Never>? in
+      guard let slot = contents.live[key], take(slot) else { return nil }
       return beginEviction(of: key, in: &contents, shard: shard)
     }
+    readers.reclaim()
     guard let eviction else { return false }
-    await eviction.value
-    return true
+    return await eviction.value
   }
 }

@@ -36,6 +36,9 @@ extension StoreRegistry {
 
   /// The work of ``shutdown(deadline:)``, once.
   func shutDownStores(deadline: ContinuousClock.Instant) async {
+    // A synchronous body that read the flag unset (`withLiveStore(_:_:)`) may still use its
+    // store without a hold: those end before any store is collected.
+    await readers.waitForReadsInProgress()
     // No creation or eviction starts any more: wait for those in progress, then take the
     // live stores out.
     var pending: [Task<Void, Never>] = []
@@ -43,9 +46,9 @@ extension StoreRegistry {
       let tasks = shard.contents.withLock { contents -> [Task<Void, Never>] in
         contents.changing.values.map { change in
           switch change {
-          // Not one of the creation's waiters: leaves the slot's retains alone.
+          // Not one of the creation's waiters: takes no hold of the slot.
           case .creating(let task, _): Task { _ = try? await task.value }
-          case .evicting(let eviction): eviction
+          case .evicting(let eviction): Task { _ = await eviction.value }
           }
         }
       }
@@ -55,11 +58,14 @@ extension StoreRegistry {
     var held: [ShutdownStore] = []
     for shard in shards {
       shard.contents.withLock { contents in
+        let takenDown = shard.unpublish(&contents)
         for (key, slot) in contents.live { held.append(ShutdownStore(id: key.id, slot: slot)) }
         contents.live.removeAll()
         contents.changing.removeAll()
+        readers.retire(takenDown)
       }
     }
+    readers.reclaim()
     liveCount.store(0, ordering: .relaxed)
     publishCount()
 
@@ -69,15 +75,15 @@ extension StoreRegistry {
       for store in stores { store.cancelEffects() }
     }
     await withTaskGroup(of: Void.self) { group in
-      // The calls still holding a store end on their own (no new one begins): `held` keeps
-      // the registry's reference alone, so a slot found unique has no call left. Polled,
-      // with a pause that grows to 10 ms.
+      // The calls still holding a store end on their own (no new one begins: a call that
+      // adds a hold now sees the shutdown flag and takes it back): a store is taken once no
+      // call holds it. Polled, with a pause that grows to 10 ms.
       var pause = Duration.microseconds(50)
       while true {
         var index = held.count
         while index > 0 {
           index -= 1
-          guard isKnownUniquelyReferenced(&held[index].slot) else { continue }
+          guard held[index].slot.tryTake() else { continue }
           held.swapAt(index, held.count - 1)
           let store = held.removeLast()
           group.addTask { await self.finalize(store) }
@@ -89,12 +95,13 @@ extension StoreRegistry {
     }
     deadlineTimer.cancel()
     await deadlineTimer.value
+    readers.reclaim()
   }
 
   /// A store taken out at shutdown, with its ID.
   struct ShutdownStore: Sendable {
     let id: ID
-    var slot: Slot
+    let slot: Slot
   }
 
   /// Lets a store's effects end (the deadline cancels them), shuts it down and gives its
@@ -105,5 +112,7 @@ extension StoreRegistry {
     if let onEvict {
       await onEvict(store.id, await store.slot.store.state)
     }
+    // As an evicted slot (`evict(_:slot:shard:)`): freed after the reads that found it.
+    readers.retire(store.slot)
   }
 }

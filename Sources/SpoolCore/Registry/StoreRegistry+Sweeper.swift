@@ -19,32 +19,34 @@ extension StoreRegistry {
     guard let timeout = configuration.effectiveIdleTimeout?.registryNanoseconds else { return }
     while true {
       let now = clock.now().registryNanoseconds
+      // A new epoch for this pass: a use that stores a value below it loaded the epoch before
+      // this add (both sequentially consistent), so its hold came before the pass looked.
+      let epoch = useEpoch.add(1, ordering: .sequentiallyConsistent).newValue
       var earliest = Int64.max
       for shard in shards {
         shard.contents.withLock { contents in
           var expired: [Key] = []
-          var position = contents.live.startIndex
-          while position != contents.live.endIndex {
-            defer { contents.live.formIndex(after: &position) }
-            // First, before anything takes a reference of its own to the slot.
-            let held = !isKnownUniquelyReferenced(&contents.live.values[position])
-            var idleSince = look(
-              at: contents.live.values[position], held: held, now: now, timeout: timeout)
-            if idleSince == nil {
-              if isEvictable(&contents.live.values[position]) {
-                expired.append(contents.live.keys[position])
+          for (key, slot) in contents.live {
+            let idleSince: Int64
+            switch look(at: slot, now: now, timeout: timeout, epoch: epoch) {
+            case .idle(let since):
+              idleSince = since
+            case .expired(let lastUse):
+              if take(slot, lastLookedAtUse: lastUse) {
+                expired.append(key)
                 continue
               }
               idleSince = now
             }
-            contents.live.values[position].idleSince.store(idleSince!, ordering: .relaxed)
-            earliest = min(earliest, idleSince! + timeout)
+            slot.idleSince.store(idleSince, ordering: .relaxed)
+            earliest = min(earliest, idleSince + timeout)
           }
           for key in expired {
             beginEviction(of: key, in: &contents, shard: shard)
           }
         }
       }
+      readers.reclaim()
       onSweep?()
       let goOn = lifecycle.withLock { lifecycle -> Bool in
         // A store made live after this pass looked at its shard either sees the flag set (and
@@ -66,20 +68,52 @@ extension StoreRegistry {
     }
   }
 
-  /// One look of the sweeper at a live store: since when it is idle, or `nil` when it has
-  /// been idle for `timeout` and may be evicted. With the shard's lock held.
-  private func look(at slot: Slot, held: Bool, now: Int64, timeout: Int64) -> Int64? {
-    // Holds are taken with the shard's lock held: a hold not seen here bumps `lastUse` after.
-    let lastUse = slot.lastUse.load(ordering: .relaxed)
-    if held {
+  /// What one look of the sweeper found of a live store.
+  enum Look {
+    /// Not expired: idle since that time (now, when it was used since the last pass).
+    case idle(since: Int64)
+    /// Idle for the timeout, with `lastUse` as it was read: it may be evicted.
+    case expired(lastUse: UInt64)
+  }
+
+  /// One look of the sweeper at a live store, in the pass of use epoch `epoch`; with the
+  /// shard's lock held.
+  ///
+  /// Why no use is missed, though the uses of one epoch write `lastUse` once
+  /// (`RegistrySlot.noteUse(in:)`): a value at or above `epoch` is a use during this pass,
+  /// which later uses of the same epoch may not write again, so `sweptUse` becomes `.max` and
+  /// the next pass counts the value as new. A value below `epoch` came from a use that loaded
+  /// the epoch before this pass's add, and so took its hold before `isHeld` here reads it
+  /// (sequentially consistent): such a use is still held (seen), or ended, and the first pass
+  /// that saw its value below that pass's epoch saw it ended, and counted it as new then.
+  private func look(at slot: Slot, now: Int64, timeout: Int64, epoch: UInt64) -> Look {
+    // `lastUse` first, with acquire order: a hold whose `noteUse(in:)` this reads is seen by
+    // `isHeld` after (or its end is). A hold that ends between the two reads unseen is caught
+    // after the take, by `take(_:lastLookedAtUse:)`.
+    let lastUse = slot.lastUse.load(ordering: .acquiring)
+    if slot.isHeld || lastUse >= epoch {
       slot.sweptUse.store(.max, ordering: .relaxed)
-      return now
+      return .idle(since: now)
     }
     if lastUse != slot.sweptUse.load(ordering: .relaxed) {
       slot.sweptUse.store(lastUse, ordering: .relaxed)
-      return now
+      return .idle(since: now)
     }
     let idleSince = slot.idleSince.load(ordering: .relaxed)
-    return now - idleSince >= timeout ? nil : idleSince
+    return now - idleSince >= timeout ? .expired(lastUse: lastUse) : .idle(since: idleSince)
+  }
+
+  /// Takes an expired store for eviction (``take(_:)``), unless a use came since the sweeper
+  /// read `lastUse`: a hold given back before the take is read by the take's
+  /// compare-exchange, so `lastUse` as that use left it (written, or already as new) is
+  /// seen after it.
+  private func take(_ slot: Slot, lastLookedAtUse lastUse: UInt64) -> Bool {
+    guard take(slot) else { return false }
+    guard slot.lastUse.load(ordering: .acquiring) == lastUse else {
+      slot.untake()
+      slot.sweptUse.store(.max, ordering: .relaxed)
+      return false
+    }
+    return true
   }
 }

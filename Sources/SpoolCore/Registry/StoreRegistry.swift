@@ -68,11 +68,19 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   @usableFromInline let unretainedShards: [Unmanaged<Shard>]
   /// `shards.count - 1`: the shard of an ID is its hash's low bits.
   @usableFromInline let shardMask: Int
+  /// The reads in progress of the shards' published snapshots, and the snapshots taken down.
+  @usableFromInline let readers = RegistryReaders()
   /// The number of live stores (``count``).
   let liveCount = Atomic<Int>(0)
-  /// Set once by ``shutdown(deadline:)``, before it collects the stores: read with a shard's
-  /// lock held by every call that would hold or create a store, so that each call either
-  /// holds its store before shutdown collects it, or is refused.
+  /// The use epoch: what a use of a store writes as its `lastUse` (`RegistrySlot`). It
+  /// advances by one at each sweeper pass (`sweep()`), and by two at each creation, whose
+  /// store takes the value between: so every use before a creation counts as older than the
+  /// new store, and every use after it as newer. Read by every call, written rarely.
+  @usableFromInline let useEpoch = Atomic<UInt64>(0)
+  /// Set once by ``shutdown(deadline:)``, before it collects the stores: read by every call
+  /// that would hold or create a store, with its shard's lock held or after taking its hold
+  /// (`holdPublished(_:key:)`), so that each call either holds its store before shutdown
+  /// collects it, or is refused.
   @usableFromInline let shuttingDown = Atomic<Bool>(false)
   let lifecycle = Mutex(Lifecycle())
   /// Serializes the calls of `onLiveStoresChange`, so that the last call has the last count;
@@ -205,9 +213,9 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
     _ id: ID, _ body: nonisolated(nonsending) (Store<State, Action>) async throws -> Result
   ) async throws -> Result {
     let slot = try await held(id)
-    // The reference is the hold (`RegistrySlot`): it must last until the call is over.
-    defer { withExtendedLifetime(slot) {} }
-    return try await body(slot.store)
+    // The hold (`RegistrySlot`) keeps the slot live until it is given back, at the end.
+    defer { slot._withUnsafeGuaranteedRef { $0.release() } }
+    return try await body(slot._withUnsafeGuaranteedRef { $0.store })
   }
 
   /// Calls the synchronous `body` with the store of `id`, created if need be; the store is not
@@ -233,16 +241,54 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
   public nonisolated(nonsending) func withStore<Result>(
     _ id: ID, _ body: (Store<State, Action>) throws -> Result
   ) async throws -> Result {
-    let slot = try await held(id)
-    // The reference is the hold (`RegistrySlot`): it must last until the call is over.
-    defer { withExtendedLifetime(slot) {} }
-    return try body(slot.store)
+    let key = Key(id)
+    if let result = try withLiveStore(key, body) { return result }
+    let slot = try await hold(key)
+    // The hold (`RegistrySlot`) keeps the slot live until it is given back, at the end.
+    defer { slot._withUnsafeGuaranteedRef { $0.release() } }
+    return try body(slot._withUnsafeGuaranteedRef { $0.store })
+  }
+
+  /// Runs the synchronous `body` with the store of `key`, if it is live and its shard has a
+  /// published snapshot, without a hold: the read that found the store is counted
+  /// (``RegistryReaders``) until `body` returns, and whatever takes a store (eviction, the
+  /// shutdown) first waits for the reads in progress to end
+  /// (``RegistryReaders/waitForReadsInProgress()``). `nil` sends the call to ``hold(_:)``.
+  ///
+  /// Budget: as ``holdLive(_:)`` without the hold's two read-modify-writes on the slot, so
+  /// that the call costs two atomic read-modify-writes (the read's count in and out, on the
+  /// thread's own line), as a lock's acquire and release do.
+  @inlinable
+  func withLiveStore<Result>(
+    _ key: Key, _ body: (Store<State, Action>) throws -> Result
+  ) throws -> Result? {
+    try readers.read {
+      try unretainedShards[shardIndex(for: key)]._withUnsafeGuaranteedRef { shard in
+        guard let snapshot = shard.published.load(ordering: .sequentiallyConsistent) else {
+          return nil
+        }
+        return try snapshot._withUnsafeGuaranteedRef { snapshot -> Result? in
+          guard let found = snapshot.slots[key] else { return nil }
+          return try found.slot._withUnsafeGuaranteedRef { slot -> Result? in
+            // A take not seen here waits for this read (`RegistrySlot.isTaken`); the shutdown
+            // flag, set before the shutdown waits for reads, likewise.
+            guard !slot.isTaken else { return nil }
+            guard !shuttingDown.load(ordering: .sequentiallyConsistent) else {
+              throw StoreRegistryError(code: .shutDown, id: key.id)
+            }
+            slot.noteUse(in: useEpoch.load(ordering: .sequentiallyConsistent))
+            return try body(slot.store)
+          }
+        }
+      }
+    }
   }
 
   /// The held slot of `id`'s store: found live without suspending, or waited for (created or
-  /// past an eviction). The caller's reference is its hold.
+  /// past an eviction). The caller owns the hold, and gives it back with `release()`; the
+  /// slot stays live (referenced by its shard) while held.
   @inlinable
-  nonisolated(nonsending) func held(_ id: ID) async throws -> Slot {
+  nonisolated(nonsending) func held(_ id: ID) async throws -> Unmanaged<Slot> {
     let key = Key(id)
     if let live = try holdLive(key) { return live }
     return try await hold(key)
@@ -270,9 +316,9 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
     -> StoreTask
   {
     let slot = try await held(id)
-    // The reference is the hold (`RegistrySlot`): it must last until the call is over.
-    defer { withExtendedLifetime(slot) {} }
-    return await slot.store.send(action)
+    // The hold (`RegistrySlot`) keeps the slot live until it is given back, at the end.
+    defer { slot._withUnsafeGuaranteedRef { $0.release() } }
+    return await slot._withUnsafeGuaranteedRef { $0.store }.send(action)
   }
 
   /// Reduces `action` in the store of `id` and returns what `read` takes from the state right
@@ -294,37 +340,60 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
     _ action: Action, to id: ID, reading read: @Sendable (State) -> Value
   ) async throws -> Value {
     let slot = try await held(id)
-    // The reference is the hold (`RegistrySlot`): it must last until the call is over.
-    defer { withExtendedLifetime(slot) {} }
-    return await slot.store.send(action, reading: read)
+    // The hold (`RegistrySlot`) keeps the slot live until it is given back, at the end.
+    defer { slot._withUnsafeGuaranteedRef { $0.release() } }
+    return await slot._withUnsafeGuaranteedRef { $0.store }.send(action, reading: read)
   }
 
-  /// The slot of `key`, if its store is live: the common case, without a suspension (an
-  /// `async` call would hop to the global executor and back, several times the cost of the
-  /// lookup: `spool bench registry`). The reference returned is the caller's hold.
+  /// The slot of `key`, held, if its store is live and its shard has a published snapshot:
+  /// the common case, without a suspension (an `async` call would hop to the global executor
+  /// and back, several times the cost of the lookup: `spool bench registry`) and without the
+  /// shard's lock. `nil` sends the call to ``hold(_:)``, which takes the lock.
   ///
-  /// Budget: one hash of the ID (in `key`), one uncontended lock, one dictionary lookup with
-  /// no second hash, one retain (of the slot returned, released when the call ends); no
-  /// allocation.
+  /// Budget: one hash of the ID (in `key`), a counted read (an atomic add and subtract on the
+  /// thread's own line), one dictionary lookup with no second hash, the hold (an atomic add on
+  /// the slot) and a load of the use epoch (`noteUse(in:)`, which writes the slot's line only
+  /// in a new epoch); no allocation, and no write to a line that a lookup of another ID on
+  /// another thread writes.
   @inlinable
-  func holdLive(_ key: Key) throws -> Slot? {
-    try unretainedShards[shardIndex(for: key)]._withUnsafeGuaranteedRef { shard in
-      try shard.contents.withLock { contents -> Slot? in
-        guard !shuttingDown.load(ordering: .sequentiallyConsistent) else {
-          throw StoreRegistryError(code: .shutDown, id: key.id)
+  func holdLive(_ key: Key) throws -> Unmanaged<Slot>? {
+    try readers.read {
+      try unretainedShards[shardIndex(for: key)]._withUnsafeGuaranteedRef { shard in
+        guard let snapshot = shard.published.load(ordering: .sequentiallyConsistent) else {
+          return nil
         }
-        guard let slot = contents.live[key] else { return nil }
-        contents.uses &+= 1
-        slot.lastUse.store(contents.uses, ordering: .relaxed)
-        return slot
+        return try snapshot._withUnsafeGuaranteedRef { snapshot -> Unmanaged<Slot>? in
+          guard let found = snapshot.slots[key] else { return nil }
+          return try found.slot._withUnsafeGuaranteedRef { try holdPublished($0, key: key) }
+        }
       }
     }
   }
 
-  /// The slot of `key`, held by the reference returned: live, or created, or after an
-  /// eviction in progress ended, created anew.
+  /// Takes a hold on `slot`, found in a published snapshot (which may be out of date), for
+  /// ``holdLive(_:)``; `nil` when an eviction took the slot.
+  ///
+  /// The shutdown flag is read after the hold is taken, both sequentially consistent: the
+  /// shutdown sets the flag before it waits for the holds of the stores it collects, so a
+  /// call either sees the flag (and gives its hold back) or holds its store before the
+  /// shutdown looks for holds. A slot whose hold succeeded was live then and stays in its
+  /// shard's live stores (or the shutdown's list) until the hold is given back
+  /// (`RegistrySlot`).
+  @inlinable
+  func holdPublished(_ slot: Slot, key: Key) throws -> Unmanaged<Slot>? {
+    guard slot.tryHold() else { return nil }
+    guard !shuttingDown.load(ordering: .sequentiallyConsistent) else {
+      slot.release()
+      throw StoreRegistryError(code: .shutDown, id: key.id)
+    }
+    slot.noteUse(in: useEpoch.load(ordering: .sequentiallyConsistent))
+    return Unmanaged.passUnretained(slot)
+  }
+
+  /// The slot of `key`, held: live, or created, or after an eviction in progress ended,
+  /// created anew.
   @usableFromInline
-  nonisolated(nonsending) func hold(_ key: Key) async throws -> Slot {
+  nonisolated(nonsending) func hold(_ key: Key) async throws -> Unmanaged<Slot> {
     let shard = shards[shardIndex(for: key)]
     while true {
       let step = try shard.contents.withLock { contents -> HoldStep in
@@ -332,9 +401,13 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
           throw StoreRegistryError(code: .shutDown, id: key.id)
         }
         if let slot = contents.live[key] {
-          contents.uses &+= 1
-          slot.lastUse.store(contents.uses, ordering: .relaxed)
-          return .held(slot)
+          // Live, so not taken (`Contents.live`): the hold succeeds.
+          guard slot.tryHold() else {
+            preconditionFailure("Internal inconsistency: a live store was taken for eviction")
+          }
+          slot.noteUse(in: useEpoch.load(ordering: .sequentiallyConsistent))
+          shard.noteLockedLookup(&contents)
+          return .held(Unmanaged.passUnretained(slot))
         }
         switch contents.changing[key] {
         case .creating(let task, let waiters)?:
@@ -352,27 +425,27 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
       case .held(let slot):
         return slot
       case .creating(let task):
-        // Counted among the creation's waiters: one retain of the slot is this call's.
-        return try await task.value.takeRetainedValue()
+        // Counted among the creation's waiters: one of the holds it took is this call's.
+        return try await task.value
       case .evicting(let eviction):
-        await eviction.value
+        _ = await eviction.value
       }
     }
   }
 
   enum HoldStep {
-    case held(Slot)
+    case held(Unmanaged<Slot>)
     case creating(Task<Unmanaged<Slot>, any Error>)
-    case evicting(Task<Void, Never>)
+    case evicting(Task<Bool, Never>)
   }
 
   /// Runs `makeStore` for `key` and makes its store live, or, when it throws, forgets the ID.
   ///
-  /// The slot is retained once for each caller that waited for the creation (counted under
-  /// the shard's lock, where the entry is replaced), before it becomes live: each caller's
-  /// `takeRetainedValue()` of the result is its hold, so none can lose the store to an
-  /// eviction before it has it. The task's result itself holds no reference, so that the
-  /// slot is free to evict as soon as the last caller is done with it.
+  /// The creation takes a hold for each caller that waited for it (counted under the shard's
+  /// lock, where the entry is replaced), before the slot becomes live: each caller gives one
+  /// back, so none can lose the store to an eviction before it has it. The task's result
+  /// itself holds nothing, so that the slot is free to evict as soon as the last caller is
+  /// done with it.
   func create(_ key: Key, in shard: Shard) async throws -> Unmanaged<Slot> {
     let store: Store<State, Action>
     do {
@@ -386,16 +459,19 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
       throw error
     }
     let now = clock.now().registryNanoseconds
-    let slot = Slot(store: store, idleSince: now)
+    let slot = Slot(
+      store: store, idleSince: now,
+      createdIn: useEpoch.add(2, ordering: .relaxed).newValue - 1)
     shard.contents.withLock { contents in
       guard case .creating(_, let waiters)? = contents.changing.removeValue(forKey: key) else {
         preconditionFailure("Internal inconsistency: a creation lost its entry")
       }
-      for _ in 0..<waiters { _ = Unmanaged.passRetained(slot) }
-      contents.uses &+= 1
-      slot.lastUse.store(contents.uses, ordering: .relaxed)
+      slot.holds.wrappingAdd(waiters, ordering: .sequentiallyConsistent)
+      let takenDown = shard.unpublish(&contents)
       contents.live[key] = slot
+      readers.retire(takenDown)
     }
+    readers.reclaim()
     let live = liveCount.add(1, ordering: .relaxed).newValue
     publishCount()
     if let maximum = configuration.maximumLiveStores, live > maximum {

@@ -13,21 +13,24 @@
 public struct StoreRegistryConfiguration: Sendable, Hashable {
   /// How long a store may go unused before the registry evicts it; `nil` for never.
   ///
-  /// A store is used while a call of the registry holds it (``StoreRegistry/withStore(_:_:)-nans``,
-  /// ``StoreRegistry/send(_:to:)``). The registry notices uses in passes of one sweeper task,
-  /// so that a use costs no clock read: an unused store is evicted at least `idleTimeout` and
-  /// at most twice `idleTimeout` after its last use. A timeout below one millisecond counts as
-  /// one millisecond, one above a hundred years as a hundred years.
+  /// A store is used while a call of the registry has it
+  /// (``StoreRegistry/withStore(_:_:)-nans``, ``StoreRegistry/send(_:to:)``). The registry
+  /// notices uses in passes of one sweeper task, which sleeps between them: an unused store
+  /// is evicted at least `idleTimeout` and at most twice `idleTimeout` after its last use. A
+  /// timeout below one millisecond counts as one millisecond, one above a hundred years as a
+  /// hundred years.
   public var idleTimeout: Duration?
 
   /// The most stores the registry keeps live; `nil` for no bound.
   ///
-  /// Creating a store beyond the bound evicts a least recently used one first (as far as the
-  /// sweeper has seen uses: among the stores of the new store's shard, then of the others). A
-  /// store in use, or one whose effects are running under ``RunningEffectsPolicy/keepStore``,
-  /// is never evicted for the bound: while every live store is such a store, the registry
-  /// holds more than the bound, and evicts down to it as they become evictable and new stores
-  /// are created.
+  /// Creating a store beyond the bound evicts a least recently used one first (among the
+  /// stores of the new store's shard, then of the others). Recency is counted in steps, one
+  /// at each creation and each pass of the idle sweeper: a store used since the last
+  /// creation is newer than every store not used since, and stores last used within the same
+  /// step may go in any order. A store in use, or one whose effects are running under
+  /// ``RunningEffectsPolicy/keepStore``, is never evicted for the bound: while every live
+  /// store is such a store, the registry holds more than the bound, and evicts down to it as
+  /// they become evictable and new stores are created.
   public var maximumLiveStores: Int?
 
   /// What eviction does with a store whose effects are running.

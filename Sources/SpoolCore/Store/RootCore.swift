@@ -370,12 +370,16 @@ where R.State: Sendable {
     }
   }
 
-  /// Reduces what is queued now, with the lock (``StoreTask/finish()``, once its tasks ended:
-  /// the actions they sent are in the queue, or reduced already by another holder).
+  /// Reduces what is queued now, and starts the effects left collected, with the lock
+  /// (``StoreTask/finish()``, once its tasks ended: the actions they sent are in the queue, or
+  /// reduced already by another holder; a registry's eviction, before it looks at the effects).
   @usableFromInline
   func settle(isolation: isolated any StoreIsolation) async {
     await lockOnExecutor(isolation: isolation)
     if queue.hasPending { _ = drainLocked(limit: .max) }
+    // And the effects a producer's pass left collected for the next drain: started here, so
+    // that the caller sees them in `runningEffectCount`.
+    startCollectedLocked()
     queue.unlockConsumer()
   }
 

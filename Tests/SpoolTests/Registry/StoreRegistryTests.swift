@@ -28,6 +28,7 @@ struct StoreRegistryTests {
 
     init(
       configuration: StoreRegistryConfiguration = StoreRegistryConfiguration(),
+      shardCount: Int = 1,
       makeStore: (@Sendable (Int) async throws -> Void)? = nil
     ) {
       let database = database
@@ -38,7 +39,7 @@ struct StoreRegistryTests {
       let live = live
       let gate = gate
       registry = Registry(
-        configuration: configuration, clock: clock, shardCount: 1,
+        configuration: configuration, clock: clock, shardCount: shardCount,
         onEvict: { id, state in
           database.withValue { $0[id] = state }
           evictions.send(id)
@@ -180,6 +181,32 @@ struct StoreRegistryTests {
     await Self.sweepUntilEvicted(harness)
     #expect(await harness.evictions.wait(for: 1) == [1])
     #expect(harness.database.value[1]?.count == 2)
+  }
+
+  /// Uses between two passes write the store's recency once (the first of them); many uses
+  /// in each of several intervals, through the locked lookup and the published snapshot,
+  /// keep the store live every time.
+  @Test func repeatedUsesBetweenSweepsKeepTheStoreEachTime() async throws {
+    let harness = Harness(configuration: StoreRegistryConfiguration(idleTimeout: .seconds(60)))
+    let registry = harness.registry
+    try await registry.send(.add(1), to: 1)
+    await harness.sweeps.wait(for: 1)
+    for interval in 0..<3 {
+      await harness.clock.advance(by: .seconds(30))
+      for _ in 0..<40 {
+        // A closure of this type matches only the synchronous overload.
+        let touch: (Store<Ledger.State, Ledger.Action>) -> Int = { _ in 1 }
+        #expect(try await registry.withStore(1, touch) == 1)
+      }
+      try await registry.send(.add(1), to: 1)
+      await harness.clock.advance(by: .seconds(31))
+      await harness.sweeps.wait(for: interval + 2)
+      #expect(harness.evictions.values.isEmpty)
+      #expect(registry.count == 1)
+    }
+    await Self.sweepUntilEvicted(harness)
+    #expect(await harness.evictions.wait(for: 1) == [1])
+    #expect(harness.database.value[1]?.count == 4)
   }
 
   @Test func aStoreWithRunningEffectsIsKeptUnderKeepStore() async throws {
