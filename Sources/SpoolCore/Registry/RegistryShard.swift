@@ -10,9 +10,10 @@ import Synchronization
 /// and takes its hold on the slot alone; it writes nothing of the shard. Every change of the
 /// live stores takes the snapshot down first, with the lock held, and retires it; lookups that
 /// find none take the lock, and once they were about half as many as the shard's live stores,
-/// one of them publishes a snapshot of the live stores again. The snapshot shares the
-/// dictionary's storage, so that the next change copies it: that copy is paid for by the
-/// lookups counted before it, and a run of creations with few lookups copies nothing.
+/// one of them publishes a snapshot of the live stores again. Publishing copies the live
+/// stores once (unretained, for lookups), and the snapshot shares the dictionary's storage
+/// (which keeps them alive), so that the next change copies it too: both copies are paid for
+/// by the lookups counted before them, and a run of creations with few lookups copies nothing.
 @usableFromInline
 final class RegistryShard<
   ID: Hashable & Sendable, StoreState: Sendable, StoreAction: Sendable

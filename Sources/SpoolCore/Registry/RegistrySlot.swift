@@ -130,8 +130,10 @@ final class RegistrySnapshot<ID: Hashable & Sendable, State: Sendable, Action: S
 /// count.
 @usableFromInline
 struct UnretainedSlot<State: Sendable, Action: Sendable>: @unchecked Sendable {
-  // Unchecked: `Unmanaged` is not Sendable, but the slot it points to is (a Sendable final
-  // class), and the snapshot that holds this keeps the slot alive in `live`.
+  // @unchecked Sendable, justified: `Unmanaged` is not Sendable, but the slot it points to is
+  // (a Sendable final class, never mutated through this), and it is dereferenced only inside
+  // a counted read of the snapshot that holds this value, whose `live` keeps the slot alive
+  // until the snapshot is released, after every such read ended (`RegistryReaders`).
   @usableFromInline let slot: Unmanaged<RegistrySlot<State, Action>>
 
   init(_ slot: RegistrySlot<State, Action>) {
