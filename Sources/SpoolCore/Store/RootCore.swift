@@ -88,11 +88,6 @@ where R.State: Sendable {
   @usableFromInline let dependencies: DependencyValues
   /// `DependencyValues.currentKey`, looked up once.
   @usableFromInline let dependenciesKey: UnsafeRawPointer
-  @usableFromInline let shutdownFlag = Atomic<Bool>(false)
-  /// Whether the dependencies task-local's default value is bit for bit `dependencies`, once
-  /// `send` has needed to know. Protected by the consumer lock; read on every action a
-  /// producer reduces on its own thread, so not checked for exclusive access at run time.
-  @exclusivity(unchecked) @usableFromInline var defaultIdentity: Bool?
 
   /// The specialized drain step: reduces up to `limit` queued actions, returns how many.
   /// Set once by `install`, before any drain starts.
@@ -140,6 +135,15 @@ where R.State: Sendable {
   /// Whether the instrumentation reads a timed action in place (``InPlaceActionTiming``): the
   /// store then passes the action's address. Beside ``timesReduces``, in its padding.
   @usableFromInline let timesInPlace: Bool
+
+  // With the three flags above, these two one-byte fields fill one word: between two
+  // word-aligned fields they took a word of their own, which put the core of every store in
+  // the allocator's next size class.
+  @usableFromInline let shutdownFlag = Atomic<Bool>(false)
+  /// Whether the dependencies task-local's default value is bit for bit `dependencies`, once
+  /// `send` has needed to know. Protected by the consumer lock; read on every action a
+  /// producer reduces on its own thread, so not checked for exclusive access at run time.
+  @exclusivity(unchecked) @usableFromInline var defaultIdentity: Bool?
 
   /// One action in this many is timed (``StoreInstrumentation/timingSampling``); 1 without
   /// instrumentation, without ``timesReduces``, and when every action is timed. 32 bits, as
