@@ -103,6 +103,30 @@ struct ChangeCounting: Reducer {
   }
 }
 
+/// Counts changes of a tuple (not `Equatable`) and, apart, of the count by two or more.
+struct TupleChangeCounting: Reducer {
+  var body: some ReducerOf<Parent> {
+    Parent()
+      .onChange(
+        of: { ($0.counter.count, $0.optionalCounter != nil) }, removeDuplicates: ==
+      ) { old, new in
+        Reduce { state, _ in
+          // The values the operator compared: they must differ.
+          if old != new { state.changes += 1 }
+          return .none
+        }
+      }
+      .onChange(
+        of: { $0.counter.count }, removeDuplicates: { abs($0 - $1) < 2 }
+      ) { _, _ in
+        Reduce { state, _ in
+          state.changes += 100
+          return .none
+        }
+      }
+  }
+}
+
 @Suite struct ReducerOperatorTests {
   func makeStore(_ state: Parent.State = Parent.State()) -> Store<Parent.State, Parent.Action> {
     Store(initialState: state) { Parent() }
@@ -121,6 +145,15 @@ struct ChangeCounting: Reducer {
     await store.send(.showOptional)
     await store.send(.counter(.decrement))
     #expect(await store.state.changes == 2)
+  }
+
+  @Test func onChangeWithRemoveDuplicatesRunsWhenTheyDiffer() async {
+    let store = Store(initialState: Parent.State()) { TupleChangeCounting() }
+    await store.send(.counter(.increment))  // (1, false): a change
+    await store.send(.hideOptional)  // (1, false): none
+    await store.send(.showOptional)  // (1, true): a change
+    await store.send(.counter(.decrement))  // (0, true): a change; the count moved by 1 only
+    #expect(await store.state.changes == 3)
   }
 
   @Test func ifLetRunsWhileTheChildStateIsPresent() async {
