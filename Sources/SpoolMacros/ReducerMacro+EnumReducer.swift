@@ -13,9 +13,13 @@ extension ReducerMacro {
   /// `State`; their `Action` cases hold the value's `Action` and `Never`, and no reducer runs
   /// them. With ephemeral cases, `State` also says whether it is in one (`_isEphemeral`), which
   /// the presentation `ifLet` reads to dismiss it after an action.
+  ///
+  /// `conformances` (`@Reducer(state:action:)`) adds protocols to the two enums, after the
+  /// ones they always have.
   static func enumReducerMembers(
     of enumDecl: EnumDeclSyntax,
-    cases items: [ReducerDeclaration.CaseItem]
+    cases items: [ReducerDeclaration.CaseItem],
+    conformances: SynthesizedConformances = SynthesizedConformances()
   ) -> [DeclSyntax] {
     let access = accessModifier(of: enumDecl.modifiers)
     let cases = ReducerDeclaration.CaseItem.flatten(items)
@@ -58,6 +62,12 @@ extension ReducerMacro {
           .joined(separator: "\n  ")
       )
     }
+    let extraState = conformances.state.filter { $0 != "Sendable" }
+    if !extraState.isEmpty {
+      stateConformances += ", " + extraState.joined(separator: ", ")
+    }
+    let actionConformances = (["Sendable"] + conformances.action.filter { $0 != "Sendable" })
+      .joined(separator: ", ")
     // Case key paths spelled out (`\\Self.State.Cases.add`): `\\.add` would also be a writable
     // key path through the `@dynamicMemberLookup` of `State`, and `Scope` would take that one.
     let scopes = conditionalLines(items) { reducerCase -> [String] in
@@ -86,7 +96,7 @@ extension ReducerMacro {
     let action: DeclSyntax = """
       @CasePathable
       @dynamicMemberLookup
-      \(raw: access)enum Action: Sendable \(raw: block(actionCases))
+      \(raw: access)enum Action: \(raw: actionConformances) \(raw: block(actionCases))
       """
     let staticBody: DeclSyntax = """
       @Spool.ReducerBuilder<Self.State, Self.Action>

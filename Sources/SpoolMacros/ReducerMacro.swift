@@ -34,11 +34,19 @@ extension ReducerMacro: MemberMacro {
     conformingTo protocols: [TypeSyntax],
     in context: some MacroExpansionContext
   ) throws -> [DeclSyntax] {
+    let conformances = SynthesizedConformances(node)
     switch ReducerDeclaration(declaration) {
     case let .structReducer(structDecl, missing):
+      if !conformances.isEmpty {
+        context.diagnose(
+          Diagnostic(
+            node: node,
+            message: ReducerMacroDiagnostic.conformancesOnStruct(
+              structName: structDecl.name.text)))
+      }
       return structMembers(missing, access: accessModifier(of: structDecl.modifiers))
     case let .enumReducer(enumDecl, cases):
-      return enumReducerMembers(of: enumDecl, cases: cases)
+      return enumReducerMembers(of: enumDecl, cases: cases, conformances: conformances)
     case let .invalid(problems):
       // The one role that reports: the compiler runs every role, and each problem should be
       // reported once.
@@ -164,5 +172,47 @@ extension ReducerMacro: ExtensionMacro {
     let conformances = missing.map { "Spool.\($0)" }.joined(separator: ", ")
     let conformance: DeclSyntax = "extension \(type.trimmed): \(raw: conformances) {}"
     return [conformance.cast(ExtensionDeclSyntax.self)]
+  }
+}
+
+/// The conformances `@Reducer(state:action:)` adds to an enum reducer's generated `State` and
+/// `Action`, read from the attribute's arguments (`.codable`, `.equatable`, …), as TCA's
+/// `_SynthesizedConformance` names them.
+struct SynthesizedConformances {
+  /// The protocols for `State`, then for `Action`, by their names in the standard library, in
+  /// the order given, without repeats.
+  var state: [String] = []
+  var action: [String] = []
+
+  var isEmpty: Bool { state.isEmpty && action.isEmpty }
+
+  /// None: plain `@Reducer`.
+  init() {}
+
+  /// The protocol each member of `_SynthesizedConformance` stands for.
+  static let protocols: [String: String] = [
+    "codable": "Codable", "decodable": "Decodable", "encodable": "Encodable",
+    "equatable": "Equatable", "hashable": "Hashable", "sendable": "Sendable",
+  ]
+
+  /// Reads `node`'s arguments: a `state:` label starts the state's list and an `action:`
+  /// label the action's; an unlabelled argument belongs to the list before it (a variadic
+  /// parameter). The type checker has already refused any other member or label.
+  init(_ node: AttributeSyntax) {
+    guard case let .argumentList(arguments) = node.arguments else { return }
+    var current: WritableKeyPath<Self, [String]>?
+    for argument in arguments {
+      switch argument.label?.text {
+      case "state": current = \.state
+      case "action": current = \.action
+      default: break
+      }
+      guard let current,
+        let member = argument.expression.as(MemberAccessExprSyntax.self)?.declName.baseName
+          .text,
+        let name = Self.protocols[member], !self[keyPath: current].contains(name)
+      else { continue }
+      self[keyPath: current].append(name)
+    }
   }
 }

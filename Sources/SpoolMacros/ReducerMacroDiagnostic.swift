@@ -18,6 +18,8 @@ enum ReducerMacroDiagnostic: DiagnosticMessage {
   case conditionalCaseAttribute(caseName: String)
   /// An `#if` clause in an enum reducer that holds something other than declarations.
   case unsupportedIfConfig
+  /// `@Reducer(state:action:)` on a struct, whose `State` and `Action` are its own.
+  case conformancesOnStruct(structName: String)
 
   var message: String {
     switch self {
@@ -52,6 +54,12 @@ enum ReducerMacroDiagnostic: DiagnosticMessage {
       return """
         '@Reducer' enum can only read '#if' clauses that hold declarations, such as enum cases
         """
+    case let .conformancesOnStruct(structName):
+      return """
+        '@Reducer(state:action:)' adds conformances to the 'State' and 'Action' that an enum \
+        reducer generates; struct '\(structName)' declares its own: write the conformances \
+        on them, and use '@Reducer'
+        """
     }
   }
 
@@ -65,6 +73,8 @@ enum ReducerMacroDiagnostic: DiagnosticMessage {
     case .conditionalCaseAttribute:
       MessageID(domain: "SpoolMacros", id: "Reducer.conditionalCaseAttribute")
     case .unsupportedIfConfig: MessageID(domain: "SpoolMacros", id: "Reducer.unsupportedIfConfig")
+    case .conformancesOnStruct:
+      MessageID(domain: "SpoolMacros", id: "Reducer.conformancesOnStruct")
     }
   }
 

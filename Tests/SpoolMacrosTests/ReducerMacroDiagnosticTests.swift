@@ -25,6 +25,30 @@ struct ReducerMacroDiagnosticTests {
     }
   }
 
+  @Test func conformanceArgumentsOnAStruct() {
+    assertMacro {
+      """
+      @Reducer(state: .equatable)
+      struct Feature {
+        struct State {}
+        enum Action {}
+        var body: some ReducerOf<Self> { EmptyReducer() }
+      }
+      """
+    } diagnostics: {
+      """
+      @Reducer(state: .equatable)
+      ┬──────────────────────────
+      ╰─ 🛑 '@Reducer(state:action:)' adds conformances to the 'State' and 'Action' that an enum reducer generates; struct 'Feature' declares its own: write the conformances on them, and use '@Reducer'
+      struct Feature {
+        struct State {}
+        enum Action {}
+        var body: some ReducerOf<Self> { EmptyReducer() }
+      }
+      """
+    }
+  }
+
   @Test func anActor() {
     assertMacro {
       """

@@ -62,6 +62,55 @@ struct ReducerMacroEnumTests {
     }
   }
 
+  /// `@Reducer(state:action:)`: each argument adds its protocol to the generated enum, after
+  /// the ones it always has, once.
+  @Test func conformanceArgumentsAddTheirProtocols() {
+    assertMacro {
+      """
+      @Reducer(state: .codable, .equatable, .sendable, .equatable, action: .hashable)
+      enum Destination {
+        case add(AddItem)
+      }
+      """
+    } expansion: {
+      #"""
+      enum Destination {
+        case add(AddItem)
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum State: Spool.CaseReducerState, Sendable, Codable, Equatable {
+          typealias StateReducer = Destination
+          case add(AddItem.State)
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum Action: Sendable, Hashable {
+          case add(AddItem.Action)
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.add,
+            action: \Self.Action.Cases.add
+          ) {
+            AddItem()
+          }
+        }
+
+        var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer, Spool.CaseReducer {
+      }
+      """#
+    }
+  }
+
   @Test func aPublicEnumGetsPublicMembers() {
     assertMacro {
       """

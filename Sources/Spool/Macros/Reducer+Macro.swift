@@ -98,3 +98,50 @@ import SpoolCore
 @attached(memberAttribute)
 @attached(extension, conformances: Reducer, CaseReducer)
 public macro Reducer() = #externalMacro(module: "SpoolMacros", type: "ReducerMacro")
+
+/// ``Reducer()`` on an enum reducer, with conformances for the `State` and `Action` it
+/// generates, as TCA's `@Reducer(state:action:)` takes them.
+///
+/// The generated enums are `Sendable` already; each argument adds its protocol, which the
+/// compiler synthesizes from the cases (so every child's `State` or `Action` must conform to
+/// it too). The same can be written as extensions, as TCA recommends in Swift 6:
+/// `extension Destination.State: Equatable {}`. On a struct reducer the arguments are a
+/// compile error: its `State` and `Action` are its own to declare.
+///
+/// ```swift
+/// @Reducer(state: .equatable, .codable, action: .equatable)
+/// enum Destination {
+///   case add(AddItem)
+///   case edit(EditItem)
+/// }
+/// ```
+@attached(member, names: named(State), named(Action), named(body))
+@attached(memberAttribute)
+@attached(extension, conformances: Reducer, CaseReducer)
+public macro Reducer(
+  state: _SynthesizedConformance..., action: _SynthesizedConformance...
+) = #externalMacro(module: "SpoolMacros", type: "ReducerMacro")
+
+/// A protocol that ``Reducer(state:action:)`` adds to an enum reducer's generated `State` or
+/// `Action`.
+///
+/// ```swift
+/// @Reducer(state: .hashable, action: .hashable)
+/// enum Destination { case detail(Detail) }
+/// ```
+public struct _SynthesizedConformance: Hashable, Sendable {
+  let name: String
+
+  /// `Codable`.
+  public static let codable = Self(name: "Codable")
+  /// `Decodable`.
+  public static let decodable = Self(name: "Decodable")
+  /// `Encodable`.
+  public static let encodable = Self(name: "Encodable")
+  /// `Equatable`.
+  public static let equatable = Self(name: "Equatable")
+  /// `Hashable`.
+  public static let hashable = Self(name: "Hashable")
+  /// `Sendable` (which the generated enums always are).
+  public static let sendable = Self(name: "Sendable")
+}
