@@ -49,6 +49,25 @@ public enum ReducerBuilder<State, Action: Sendable> {
     expression
   }
 
+  /// An existential reducer (`any ReducerOf<Feature>`), run through ``Reduce``, as TCA's
+  /// builder takes one: its type is known only at run time, so each action goes through a
+  /// dynamic call.
+  ///
+  /// ```swift
+  /// let extra: any ReducerOf<Feature> = Logging()
+  /// var body: some ReducerOf<Self> {
+  ///   Core()
+  ///   extra
+  /// }
+  /// ```
+  @_disfavoredOverload
+  @inlinable
+  public static func buildExpression(
+    _ expression: any Reducer<State, Action>
+  ) -> Reduce<State, Action> {
+    Reduce(expression)
+  }
+
   @inlinable
   public static func buildFinalResult<R: Reducer<State, Action>>(_ reducer: R) -> R {
     reducer

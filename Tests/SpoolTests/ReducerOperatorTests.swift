@@ -156,6 +156,16 @@ struct TupleChangeCounting: Reducer {
     #expect(await store.state.changes == 3)
   }
 
+  /// `any ReducerOf<Feature>` in a builder runs like the reducer it holds.
+  @Test func anExistentialReducerRunsInTheBuilder() async {
+    let store = Store(initialState: Counter.State()) {
+      Counter()
+      Counter() as any ReducerOf<Counter>
+    }
+    await store.send(.increment)
+    #expect(await store.state.count == 2)
+  }
+
   @Test func ifLetRunsWhileTheChildStateIsPresent() async {
     let store = makeStore()
     await store.send(.showOptional)
