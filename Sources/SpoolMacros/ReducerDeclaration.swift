@@ -68,6 +68,10 @@ enum ReducerDeclaration {
     let kind: Kind
     /// The case as written, without attributes: the `State` case of an ephemeral or ignored one.
     let element: EnumCaseElementSyntax
+    /// How the body makes a reducer case's reducer, when the case says so with a default value
+    /// (`case edit(Editor = Editor(mode: .full))`, `case inner(Inner.Body = Inner.body)`), as
+    /// TCA reads it; `nil` for `Reducer()`.
+    var construction: ExprSyntax? = nil
   }
 
   init(_ declaration: some DeclGroupSyntax) {
@@ -278,7 +282,10 @@ enum ReducerDeclaration {
         problem("its associated value has the label '\(label.text)'", at: parameter)
       )
     }
-    return .success(ReducerCase(name: name, kind: .reducer(type.trimmed), element: trimmedElement))
+    return .success(
+      ReducerCase(
+        name: name, kind: .reducer(type.trimmed), element: trimmedElement,
+        construction: parameter.defaultValue?.value.trimmed))
   }
 }
 

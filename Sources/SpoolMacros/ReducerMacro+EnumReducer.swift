@@ -3,7 +3,8 @@ import SwiftSyntaxBuilder
 
 extension ReducerMacro {
   /// The members of an enum reducer: `State`, `Action`, the static `body` that scopes each
-  /// case, and an instance `body` that runs it.
+  /// case (making its reducer with the case's default value, if it has one), and an instance
+  /// `body` that runs it.
   ///
   /// The generated enums are `Sendable`, as a store's state and actions must be, and nothing
   /// more: `Equatable` (which a `TestStore` needs) is the user's to add in an extension, as in
@@ -78,7 +79,7 @@ extension ReducerMacro {
         "  state: \\Self.State.Cases.\(name),",
         "  action: \\Self.Action.Cases.\(name)",
         ") {",
-        "  \(reducer)()",
+        "  \(reducerCase.construction?.trimmedDescription ?? "\(reducer)()")",
         "}",
       ]
     }

@@ -13,8 +13,8 @@ import SwiftSyntaxMacros
 /// - On an enum whose cases hold reducers (`case add(AddItem)`), ephemeral state
 ///   (`@ReducerCaseEphemeral`) or ignored state (`@ReducerCaseIgnored`, or no single value):
 ///   generates the `State` and `Action` enums with a case per case, a static `body` that
-///   scopes each reducer case to its reducer, an instance `body` that runs it, and the
-///   `CaseReducer` conformance; `State` is a `CaseReducerState` naming the enum, so `ifLet` and
+///   scopes each reducer case to its reducer (made by the case's default value, if any), an
+///   instance `body` that runs it, and the `CaseReducer` conformance; `State` is a `CaseReducerState` naming the enum, so `ifLet` and
 ///   `forEach` need no closure. Cases inside `#if` clauses keep their clauses in all of these.
 ///
 /// Anything else is reported: see ``ReducerMacroDiagnostic``.

@@ -111,6 +111,64 @@ struct ReducerMacroEnumTests {
     }
   }
 
+  /// A reducer case's default value is how the body makes its reducer.
+  @Test func aCaseDefaultValueMakesTheReducer() {
+    assertMacro {
+      """
+      @Reducer
+      enum Destination {
+        case edit(Editor = Editor(mode: .full))
+        case inner(Inner.CaseBody = Inner.body)
+      }
+      """
+    } expansion: {
+      #"""
+      enum Destination {
+        case edit(Editor = Editor(mode: .full))
+        case inner(Inner.CaseBody = Inner.body)
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum State: Spool.CaseReducerState, Sendable {
+          typealias StateReducer = Destination
+          case edit(Editor.State)
+          case inner(Inner.CaseBody.State)
+        }
+
+        @CasePathable
+        @dynamicMemberLookup
+        enum Action: Sendable {
+          case edit(Editor.Action)
+          case inner(Inner.CaseBody.Action)
+        }
+
+        @Spool.ReducerBuilder<Self.State, Self.Action>
+        static var body: some Spool.Reducer<Self.State, Self.Action> {
+          Spool.Scope(
+            state: \Self.State.Cases.edit,
+            action: \Self.Action.Cases.edit
+          ) {
+            Editor(mode: .full)
+          }
+          Spool.Scope(
+            state: \Self.State.Cases.inner,
+            action: \Self.Action.Cases.inner
+          ) {
+            Inner.body
+          }
+        }
+
+        var body: some Spool.Reducer<Self.State, Self.Action> {
+          Self.body
+        }
+      }
+
+      extension Destination: Spool.Reducer, Spool.CaseReducer {
+      }
+      """#
+    }
+  }
+
   @Test func aPublicEnumGetsPublicMembers() {
     assertMacro {
       """

@@ -35,8 +35,9 @@ import SpoolCore
 /// On an enum whose cases hold reducers, `@Reducer` generates TCA's enum reducer: a
 /// `State` enum and an `Action` enum with a case per case of the enum (both `@CasePathable`,
 /// `@dynamicMemberLookup` and `Sendable`), a `static var body` that runs each case's reducer on
-/// its case with `Scope(state: \.add, action: \.add) { AddItem() }`, an instance `body` that
-/// runs it, and a `CaseReducer` conformance. The generated `State` is a
+/// its case with `Scope(state: \.add, action: \.add) { AddItem() }` (or with the case's default
+/// value, `case edit(Editor = Editor(mode: .full))`, as in TCA), an instance `body` that runs
+/// it, and a `CaseReducer` conformance. The generated `State` is a
 /// `CaseReducerState` whose `StateReducer` is the enum, so that, as in TCA, the presentation
 /// and optional-state `ifLet(_:action:)` and the stack `forEach(_:action:)` run it with no
 /// closure:
