@@ -87,6 +87,17 @@ import SpoolCore
 /// an `AsyncSequence` of state snapshots), so `@Reducer` adds none; and an enum reducer has no
 /// `CaseScope` or `scope(_:)`, as Spool has no views to switch on a store's case.
 ///
+/// With Swift 6.3.1, a file that declares four or more enum reducers whose conformances all
+/// come from `@Reducer` crashes the compiler (a segmentation fault while type-checking the
+/// file). Name `Reducer` after each enum's name, which the macro then does not add again:
+///
+/// ```swift
+/// @Reducer
+/// enum Destination: Reducer {
+///   case add(AddItem)
+/// }
+/// ```
+///
 /// `@Reducer` reports, as a compile error naming what is wrong: an application to a class,
 /// actor, protocol or extension; a struct with neither `body` nor `reduce(into:action:)` that
 /// declares a `reduce` with other labels or a `static var body` (meant as the reducer, which an
