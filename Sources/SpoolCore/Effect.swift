@@ -349,8 +349,31 @@ extension Effect {
   /// An operation that returns is `.finished`, even in a cancelled task: whoever reports the
   /// outcome asks the task (``EffectOutcome/resolved()``). The store's uninstrumented path
   /// discards it, and so saves a cancellation check per effect.
+  ///
+  /// In debug builds, the operation (and its handler) run with ``EffectRunScope/current``
+  /// bound to a scope that ends when they return: a `Send` called after that, from a task the
+  /// operation started and did not wait for, reports the misuse.
   @inlinable
   nonisolated(nonsending) static func perform(
+    _ operation: @Sendable (_ send: Send<Action>) async throws -> Void,
+    catch handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)?,
+    send: Send<Action>,
+    origin: SourceLocation
+  ) async -> EffectOutcome {
+    #if DEBUG
+      let scope = EffectRunScope(origin: origin)
+      defer { scope.end() }
+      return await EffectRunScope.current.withValue(scope) {
+        await performOperation(operation, catch: handler, send: send, origin: origin)
+      }
+    #else
+      return await performOperation(operation, catch: handler, send: send, origin: origin)
+    #endif
+  }
+
+  /// ``perform(_:catch:send:origin:)`` without the debug builds' scope.
+  @inlinable
+  nonisolated(nonsending) static func performOperation(
     _ operation: @Sendable (_ send: Send<Action>) async throws -> Void,
     catch handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)?,
     send: Send<Action>,

@@ -35,9 +35,16 @@ public struct Send<Action: Sendable>: Sendable {
   /// Sends `action` to the store, unless the current task is cancelled.
   ///
   /// - Complexity: O(1); enqueues without waiting for the action to be reduced.
+  ///
+  /// In debug builds, a send from a task that an `Effect.run` operation started and did not
+  /// wait for, after the operation returned, is reported as a misuse (the action is still
+  /// sent): the effect is over, and nothing ties the send to it any more.
   @inlinable
   public func callAsFunction(_ action: Action) async {
     guard !Task.isCancelled else { return }
+    #if DEBUG
+      EffectRunScope.checkSend(action)
+    #endif
     sink(action)
   }
 
