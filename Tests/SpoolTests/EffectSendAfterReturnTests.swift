@@ -50,8 +50,8 @@ import Testing
         open.yield(())
         await escaped.value?.value
       } matching: { issue in
-        message(of: issue).hasPrefix(
-          "An action was sent through the \"send\" of an \"Effect.run\" from \"SpoolTests/")
+        message(of: issue).hasPrefix("An action was sent from a completed effect:")
+          && message(of: issue).contains("The \"Effect.run\" from \"SpoolTests/")
           && message(of: issue).contains(".response")
       }
       while await store.state == 0 { await Task.yield() }

@@ -38,16 +38,16 @@ import Synchronization
       StoreIssueContext.misuse(action).bound {
         scope.origin.report(
           """
-          An action was sent through the "send" of an "Effect.run" from \
-          "\(scope.origin.fileID):\(scope.origin.line)" after its operation had returned:
+          An action was sent from a completed effect:
 
           \(actionDump)
 
-          It came from work that the operation started without waiting for it (an \
-          unstructured "Task", say). The action is still sent, but the effect is over: \
-          cancelling the effect does not reach that work, and "finish()" and a test store do \
-          not wait for it. Await the work inside the operation ("async let", a task group) \
-          before it returns.
+          The "Effect.run" from "\(scope.origin.fileID):\(scope.origin.line)" had returned \
+          when its "send" was called. The action came from work that the operation started \
+          without waiting for it (an unstructured "Task", say). The action is still sent, but \
+          the effect is over: cancelling the effect does not reach that work, and "finish()" \
+          and a test store do not wait for it. Await the work inside the operation ("async \
+          let", a task group) before it returns.
           """
         )
       }
