@@ -36,10 +36,13 @@ public actor Store<State: Sendable, Action: Sendable> {
   nonisolated let parent: (any AnyObject & Sendable)?
   /// `enqueue` and `send`, compiled for the concrete reducer by the inlinable `init` (see
   /// `RootCore`), or forwarding to the parent for a scoped store. `trySendEntry` reduces on
-  /// the caller's thread when the store is idle and returns `nil` otherwise; `sendEntry` waits
-  /// for the store on its executor.
+  /// the caller's thread when the store is idle, gives its reader (if any) the state right
+  /// after the action, and returns `nil` when the store is busy; `sendEntry` waits for the
+  /// store on its executor. One entry serves `send` and `send(_:reading:)`, so that both run
+  /// the specialized reduce without a field more in every store.
   @usableFromInline nonisolated let enqueueEntry: @Sendable (Action) -> Void
-  @usableFromInline nonisolated let trySendEntry: @Sendable (Action) -> StoreTask?
+  @usableFromInline nonisolated let trySendEntry: @Sendable (Action, ((State) -> Void)?) ->
+    StoreTask?
   @usableFromInline nonisolated let sendEntry: @Sendable (Action) async -> StoreTask
 
   /// The store's executor: the one serial executor of the store and every store scoped from it.
@@ -111,7 +114,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     self.init(
       root: core,
       enqueue: { core.enqueue($0) },
-      trySend: { core.trySend($0) },
+      trySend: { core.trySend($0, reading: $1) },
       send: { await core.sendOnExecutor($0, isolation: core.isolation) }
     )
   }
@@ -120,7 +123,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   init<R: Reducer<State, Action>>(
     root: RootCore<R>,
     enqueue: @escaping @Sendable (Action) -> Void,
-    trySend: @escaping @Sendable (Action) -> StoreTask?,
+    trySend: @escaping @Sendable (Action, ((State) -> Void)?) -> StoreTask?,
     send: @escaping @Sendable (Action) async -> StoreTask
   ) {
     self.core = root
@@ -135,7 +138,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     core: any StoreCore<State, Action>,
     parent: any AnyObject & Sendable,
     enqueue: @escaping @Sendable (Action) -> Void,
-    trySend: @escaping @Sendable (Action) -> StoreTask?,
+    trySend: @escaping @Sendable (Action, ((State) -> Void)?) -> StoreTask?,
     send: @escaping @Sendable (Action) async -> StoreTask
   ) {
     self.core = core
@@ -171,7 +174,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   @discardableResult
   @inlinable
   public nonisolated(nonsending) func send(_ action: Action) async -> StoreTask {
-    if let task = trySendEntry(action) { return task }
+    if let task = trySendEntry(action, nil) { return task }
     return await sendEntry(action)
   }
 
@@ -213,6 +216,9 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// ```swift
   /// let count = await store.state.count
   /// ```
+  // Isolated to the store, not `nonisolated(nonsending)`: built that way with Swift 6.3.1,
+  // a release build crashed (a bad pointer as the caller's isolation) when a read that had
+  // waited for a busy store resumed in its caller.
   public var state: State {
     get async {
       if let state = core.tryReadState() { return state }

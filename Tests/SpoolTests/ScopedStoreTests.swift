@@ -12,6 +12,18 @@ import Testing
     #expect(await root.state.counter.count == 2)
   }
 
+  /// The scoped store's read runs on the child's view of the root's state right after the
+  /// action, reduced by the root; and it is not kept (`withoutActuallyEscaping` checks it).
+  @Test func scopedStoreSendReadsTheChildStateAfterTheAction() async {
+    let root = Store(initialState: Parent.State()) { Parent() }
+    let child = root.scope(state: \.counter, action: \.counter)
+    let first = await child.send(.increment) { $0.count }
+    let second = await child.send(.increment) { $0 }
+    #expect(first == 1)
+    #expect(second.count == 2)
+    #expect(await root.state.counter.count == 2)
+  }
+
   @Test func scopedStoreOutlivesItsRootReference() async {
     var root: Store<Parent.State, Parent.Action>? = Store(initialState: Parent.State()) {
       Parent()

@@ -40,6 +40,39 @@ struct StoreSendReadingTests {
     #expect(await store.state.count == 2 * rounds)
   }
 
+  /// Reads while another producer keeps the store busy, so that many of them wait for the
+  /// store on its executor and then resume in the caller's isolation (here, the test's
+  /// actor), which must be the one they left.
+  @Test @MainActor func readsWhileTheStoreIsBusyResumeInTheCallersIsolation() async {
+    let store = Self.ledgerStore()
+    let rounds = StressTests.underThreadSanitizer ? 500 : 3_000
+    let otherDone = LockIsolated(false)
+    let other = Thread {
+      while !otherDone.value { store.enqueue(.add(0)) }
+    }
+    other.start()
+    var last = 0
+    for round in 0..<rounds {
+      let count: Int
+      switch round % 3 {
+      case 0: count = await store.withState { $0.count }
+      case 1: count = await store.send(.add(1)) { $0.count }
+      default: count = await store.state.count
+      }
+      MainActor.assertIsolated()
+      #expect(count >= last)
+      last = count
+    }
+    otherDone.setValue(true)
+    await store.finish()
+    #expect(await store.state.count == rounds / 3 + (rounds % 3 > 1 ? 1 : 0))
+  }
+
+  /// A store made outside the main actor, for the tests isolated to it.
+  nonisolated static func ledgerStore() -> Store<Ledger.State, Ledger.Action> {
+    Store(initialState: Ledger.State()) { Ledger() }
+  }
+
   @Test func withStateReadsTheCurrentState() async {
     let store = Store(initialState: Ledger.State()) { Ledger() }
     await store.send(.add(5))

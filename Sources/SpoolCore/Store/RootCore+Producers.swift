@@ -188,24 +188,27 @@ extension RootCore {
     }
   }
 
-  /// `Store.send` when the store is idle: reduces `action` on the caller's thread with the
-  /// consumer lock, after everything already queued; `nil` when the lock is held (the caller
-  /// then waits for it on the store's executor, ``lockOnExecutor(isolation:)``).
+  /// `Store.send` and `Store.send(_:reading:)` when the store is idle: reduces `action` on the
+  /// caller's thread with the consumer lock, after everything already queued, and gives
+  /// `read` the state right after it; `nil` when the lock is held (the caller then waits for
+  /// it on the store's executor, ``lockOnExecutor(isolation:)``).
   ///
   /// Budget as ``enqueue(_:)``'s, plus the ``StoreTask`` (no allocation when the
   /// action started no effect): `spool bench counter-send` against `plain-actor`.
   @inlinable
-  func trySend(_ action: Action) -> StoreTask? {
+  func trySend(_ action: Action, reading read: ((State) -> Void)?) -> StoreTask? {
     guard reducesOnCaller && queue.tryLockConsumer() else { return nil }
-    return sendUnlocking(action)
+    return sendUnlocking(action, reading: read)
   }
 
-  /// A `send` by a holder of the consumer lock: reduces, takes what its effects sent back
-  /// (up to ``callerDrainLimit``), unlocks.
+  /// A `send` by a holder of the consumer lock: reduces, gives `read` the state (before the
+  /// actions queued meanwhile), takes what its effects sent back (up to
+  /// ``callerDrainLimit``), unlocks.
   @inlinable @inline(__always)
-  func sendUnlocking(_ action: Action) -> StoreTask {
+  func sendUnlocking(_ action: Action, reading read: ((State) -> Void)? = nil) -> StoreTask {
     assertConsumerLockHeld()
     let task = sendLocked(action)
+    if let read { read(statePointer.pointee) }
     if queue.hasPending {
       drainAfterCallerUnlocking(bindingDependencies: true)
     } else {
@@ -290,7 +293,7 @@ extension RootCore {
     Self.reportAfterShutdown(action, "sent")
   }
 
-  /// `Store.send` when ``trySend(_:)`` found the store busy, or the store runs on an
+  /// `Store.send` when ``trySend(_:reading:)`` found the store busy, or the store runs on an
   /// executor it was given: on the store's executor, once the lock is free.
   @inlinable
   func sendOnExecutor(

@@ -1,11 +1,4 @@
 extension RootCore {
-  /// `Store.send(_:reading:)` when the store is idle: reduces `action` on the caller's thread
-  /// and reads the state before anyone else can reduce; `nil` when the lock is held.
-  func trySendReading<Value>(_ action: Action, _ read: (State) -> Value) -> Value? {
-    guard reducesOnCaller && queue.tryLockConsumer() else { return nil }
-    return sendReadingUnlocking(action, read)
-  }
-
   /// `Store.send(_:reading:)` when the store is busy, or runs on an executor it was given.
   func sendReading<Value>(
     _ action: Action, _ read: (State) -> Value, isolation: isolated any StoreIsolation

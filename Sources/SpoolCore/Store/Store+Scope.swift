@@ -32,7 +32,13 @@ extension Store {
       core: core,
       parent: self,
       enqueue: { enqueue(action($0)) },
-      trySend: { trySend(action($0)) },
+      trySend: { childAction, read in
+        guard let read else { return trySend(action(childAction), nil) }
+        // The reader runs before `trySend` returns: it does not escape.
+        return withoutActuallyEscaping({ read($0[keyPath: state]) }) {
+          trySend(action(childAction), $0)
+        }
+      },
       send: { await send(action($0)) }
     )
   }
@@ -65,10 +71,6 @@ final class ScopedCore<
   func tryReadState() -> State? { parent.tryReadState().map(toChildState) }
 
   func makeStates() -> StoreStates<State> { parent.makeStates().map(toChildState) }
-
-  func trySendReading<Value>(_ action: Action, _ read: (State) -> Value) -> Value? {
-    parent.trySendReading(fromChildAction(action)) { read(toChildState($0)) }
-  }
 
   func sendReading<Value>(
     _ action: Action, _ read: (State) -> Value, isolation: isolated any StoreIsolation

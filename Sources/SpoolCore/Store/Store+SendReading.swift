@@ -21,11 +21,33 @@ extension Store {
   /// ```swift
   /// let total = await cart.send(.add(item)) { $0.total }
   /// ```
+  @inlinable
   public nonisolated(nonsending) func send<Value: Sendable>(
     _ action: Action, reading read: @Sendable (State) -> Value
   ) async -> Value {
-    if let value = core.trySendReading(action, read) { return value }
-    return await core.sendReading(action, read, isolation: core.isolation)
+    // Through the entry that the store's `init` specialized for its reducer, as `send`: the
+    // core's own methods are generic over the reducer, and each call of one costs metadata
+    // lookups and witness-table copies of the state and the reducer.
+    var value: Value?
+    // The reader runs before the entry returns: it does not escape.
+    let reduced = withoutActuallyEscaping({ (state: State) in value = read(state) }) {
+      trySendEntry(action, $0) != nil
+    }
+    if reduced {
+      guard let value else {
+        preconditionFailure("Internal inconsistency: a send returned without its read")
+      }
+      return value
+    }
+    return await sendReadingOnExecutor(action, read)
+  }
+
+  /// ``send(_:reading:)`` when the store is busy, or runs on an executor it was given.
+  @usableFromInline
+  nonisolated(nonsending) func sendReadingOnExecutor<Value: Sendable>(
+    _ action: Action, _ read: @Sendable (State) -> Value
+  ) async -> Value {
+    await core.sendReading(action, read, isolation: core.isolation)
   }
 
   /// Gives `body` the current state and returns what it returns, as TCA's

@@ -18,10 +18,6 @@ protocol StoreCore<State, Action>: AnyObject, Sendable {
   /// The current state if the root's consumer lock is free now, `nil` otherwise; any thread.
   func tryReadState() -> State?
 
-  /// Reduces `action` and returns `read` of the state right after it, if the root's consumer
-  /// lock is free now (the caller reduces on its own thread); `nil` otherwise.
-  func trySendReading<Value>(_ action: Action, _ read: (State) -> Value) -> Value?
-
   /// Reduces `action` and returns `read` of the state right after it, once the root's
   /// consumer lock is free, on the store's executor.
   func sendReading<Value>(
