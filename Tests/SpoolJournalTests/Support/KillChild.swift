@@ -65,6 +65,31 @@ struct KillChild {
   func kill() {
     _ = Glibc.kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
+    waitForLocksReleased()
+  }
+
+  /// Waits (at most 10 s) until no process holds a journal lock (`*.lock`) in the folder.
+  ///
+  /// Once in a clean-clone CI run, a journal opened right after the child was reaped found
+  /// its lock still held ("in use: another JournalRecorder ..."): the kernel released it a
+  /// moment after the exit that `waitUntilExit` saw. The tests are about what the child left
+  /// on disk, not about that moment, so they start once the locks are free; a lock still held
+  /// after 10 s fails the test that opens the journal, as before. It blocks its thread only
+  /// while a lock is held, as `waitUntilExit` does while the child runs.
+  private func waitForLocksReleased() {
+    let locks = TemporaryDirectory.entries(of: folder).filter { $0.hasSuffix(".lock") }
+    for name in locks {
+      let fd = open("\(folder)/\(name)", O_RDWR | O_CLOEXEC)
+      guard fd >= 0 else { continue }
+      defer { close(fd) }
+      for _ in 0..<1_000 {
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+          flock(fd, LOCK_UN)
+          break
+        }
+        usleep(10_000)
+      }
+    }
   }
 }
 

@@ -108,7 +108,10 @@ struct TemporaryDirectory {
 
   func file(_ name: String) -> String { "\(path)/\(name)" }
 
-  func entries() -> [String] {
+  func entries() -> [String] { Self.entries(of: path) }
+
+  /// The names in the folder at `path`, sorted, without `.` and `..`.
+  static func entries(of path: String) -> [String] {
     guard let directory = opendir(path) else { return [] }
     defer { closedir(directory) }
     var names: [String] = []
