@@ -35,6 +35,8 @@ struct ActionQueueTests {
     let consumed = Queue.consumedIndex * word
     #expect(Set([pair(tail), pair(lock), pair(consumed)]).count == 3)
     #expect(pair(Queue.owedIndex * word) == pair(lock))
+    // Producers read the waiters with the lock word: the same line, not just the same pair.
+    #expect(Queue.waitersIndex * word / 64 == lock / 64)
     #expect(pair((Queue.ringIndex + 1) * word) == pair(tail))
     #expect(Queue.consumerOffset / 64 == consumed / 64 + 1)
     #expect(pair(Queue.consumerOffset) == pair(consumed))
@@ -47,6 +49,22 @@ struct ActionQueueTests {
       #expect(Int(bitPattern: queue.trailingStorage(alignment: alignment)) % alignment == 0)
       #expect(Int(bitPattern: queue.counters) % 128 == 0)
     }
+  }
+
+  /// While a waiter is recorded, a producer's try fails even on a free lock; the waiter's own
+  /// try (``ActionQueue/tryLockConsumer()``) does not look at waiters.
+  @Test func producersLeaveAFreeLockToAWaiter() {
+    let queue = ActionQueue<Int>(capacity: 16)
+    queue.addWaiter()
+    #expect(queue.hasWaiters)
+    #expect(!queue.tryLockConsumerUnlessAwaited())
+    #expect(queue.tryLockConsumer())
+    queue.removeWaiter()
+    #expect(!queue.tryLockConsumerUnlessAwaited(), "held")
+    queue.unlockConsumer()
+    #expect(!queue.hasWaiters)
+    #expect(queue.tryLockConsumerUnlessAwaited())
+    queue.unlockConsumer()
   }
 
   @Test func growsAfterAnOverflowAndGivesTheRingBackWhenIdle() {

@@ -88,6 +88,9 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   @usableFromInline static var lockIndex: Int { 16 }
   /// The work-owed flag (``markWorkOwed()``), on the lock's line: only holders write it.
   @usableFromInline static var owedIndex: Int { 17 }
+  /// How many tasks wait for the consumer lock on the store's executor (``addWaiter()``), on
+  /// the lock's line too: producers read it with the lock word, at no extra line's cost.
+  @usableFromInline static var waitersIndex: Int { 18 }
   @usableFromInline static var consumedIndex: Int { 32 }
   /// How many counter words there are: two pairs of cache lines (`tail` and the ring pointers,
   /// the lock and the owed flag) and one line (`consumed`), whose pair the consumer's state
@@ -104,6 +107,7 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
   @inlinable var consumed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.consumedIndex }
   @inlinable var lock: UnsafeMutablePointer<Atomic<Int>> { counters + Self.lockIndex }
   @inlinable var owed: UnsafeMutablePointer<Atomic<Int>> { counters + Self.owedIndex }
+  @inlinable var waiters: UnsafeMutablePointer<Atomic<Int>> { counters + Self.waitersIndex }
   // The three flags side by side: a Bool between two word-aligned fields would take a word
   // of its own, in every idle store.
   /// Whether producers must append to `overflow` (it holds something).
@@ -451,6 +455,40 @@ final class ActionQueue<Element: Sendable>: @unchecked Sendable {
       expected: 0, desired: Self.threadIdentity, ordering: .acquiring
     ).exchanged
   }
+
+  /// Takes the consumer role if nobody holds it and nobody waits for it (``addWaiter()``);
+  /// never waits. For producers that would reduce on their own thread: one that flooded the
+  /// store and found the lock free between two of its own passes would take it every time,
+  /// and a task waiting for it on the store's executor (a read, a `send` of a busy store)
+  /// would never get it. While someone waits, producers push instead, and the waiter takes
+  /// the lock at the next unlock.
+  ///
+  /// - Returns: Whether the caller now holds the lock.
+  /// - Complexity: O(1): two loads of one cache line, and one CAS when the lock looks free.
+  @inlinable @inline(__always)
+  func tryLockConsumerUnlessAwaited() -> Bool {
+    guard lock.pointee.load(ordering: .relaxed) == 0,
+      waiters.pointee.load(ordering: .relaxed) == 0
+    else { return false }
+    return lock.pointee.compareExchange(
+      expected: 0, desired: Self.threadIdentity, ordering: .acquiring
+    ).exchanged
+  }
+
+  /// Records a task that waits for the consumer lock (until ``removeWaiter()``): producers
+  /// then push rather than take the lock (``tryLockConsumerUnlessAwaited()``), and the drain
+  /// loop lets the executor's other jobs run between its passes.
+  func addWaiter() {
+    waiters.pointee.add(1, ordering: .relaxed)
+  }
+
+  /// The waiter that ``addWaiter()`` recorded has the lock, or no longer waits.
+  func removeWaiter() {
+    waiters.pointee.subtract(1, ordering: .relaxed)
+  }
+
+  /// Whether a task waits for the consumer lock (``addWaiter()``); a hint.
+  var hasWaiters: Bool { waiters.pointee.load(ordering: .relaxed) != 0 }
 
   /// Gives the consumer role back.
   ///

@@ -39,8 +39,10 @@ extension RootCore {
         queue.publishConsumed()
         let head = queue.consumerHead
         queue.unlockConsumer()
-        if reduced == drainBatchLimit {
-          // Let `send` calls and other jobs waiting for the executor run between batches.
+        if reduced == drainBatchLimit || queue.hasWaiters {
+          // Let `send` calls and other jobs waiting for the executor run between batches; at
+          // once when a task waits for the lock, so that a producer that keeps the queue
+          // from running dry does not keep it out.
           await Task.yield()
           continue
         }
@@ -91,9 +93,14 @@ extension RootCore {
   ///
   /// Holders other than the drain loop (which runs on this executor too) are producers on
   /// their own threads, for a bounded pass: spin a little, then yield, which also lets a
-  /// holder on this very thread (an effect of its pass that awaits the store) go on.
+  /// holder on this very thread (an effect of its pass that awaits the store) go on. While it
+  /// waits, producers push instead of taking the lock between their passes, and the drain
+  /// loop yields after each pass (``ActionQueue/addWaiter()``): a producer that floods the
+  /// store cannot keep the lock from it.
   @usableFromInline
   func lockOnExecutor(isolation: isolated any StoreIsolation) async {
+    if queue.tryLockConsumer() { return }
+    queue.addWaiter()
     var attempts = 0
     while !queue.tryLockConsumer() {
       attempts &+= 1
@@ -101,6 +108,7 @@ extension RootCore {
       attempts = 0
       await Task.yield()
     }
+    queue.removeWaiter()
   }
 
   /// Reduces up to `limit` queued actions. Returns how many.

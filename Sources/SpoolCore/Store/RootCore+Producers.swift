@@ -40,10 +40,11 @@ extension RootCore {
     if _fastPath(reducesOnCaller && !isObserved) {
       let backoff = cspool_lock_backoff_get()
       if _fastPath(backoff == 0) {
-        if _fastPath(queue.tryLockConsumer()) {
+        if _fastPath(queue.tryLockConsumerUnlessAwaited()) {
           if _fastPath(passUnlocking(action)) { return }
         } else {
-          // Contended: the holder (another producer or the drain loop) takes what is pushed.
+          // Contended, or a task waits for the lock: the holder (another producer or the
+          // drain loop) takes what is pushed.
           cspool_lock_backoff_set(Self.contendedPushes)
         }
       } else {
@@ -197,7 +198,7 @@ extension RootCore {
   /// action started no effect): `spool bench counter-send` against `plain-actor`.
   @inlinable
   func trySend(_ action: Action, reading read: ((State) -> Void)?) -> StoreTask? {
-    guard reducesOnCaller && queue.tryLockConsumer() else { return nil }
+    guard reducesOnCaller && queue.tryLockConsumerUnlessAwaited() else { return nil }
     return sendUnlocking(action, reading: read)
   }
 
