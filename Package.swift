@@ -243,14 +243,16 @@ let package = Package(
     // Counts the heap allocations of the calling thread (replaces malloc in the test
     // executable), for the tests of "no allocation per action" budgets.
     .target(name: "CSpoolAllocationCounter", path: "Tests/CSpoolAllocationCounter"),
+    // The I/O and journal tests need the runtime only (no macros), so that .ci/asan can build
+    // them alone (SPOOL_PACKAGE_IO_TESTS_ONLY below).
     .testTarget(
       name: "SpoolIOTests",
-      dependencies: ["Spool", "SpoolIO"]
+      dependencies: ["SpoolCore", "SpoolIO"]
     ),
     .testTarget(
       name: "SpoolJournalTests",
       dependencies: [
-        "Spool", "SpoolIO", "SpoolJournal", "CSpoolAllocationCounter",
+        "SpoolCore", "SpoolIO", "SpoolJournal", "CSpoolAllocationCounter",
         // `TestClock`, for the journal's replay at the recorded pace.
         .product(name: "Clocks", package: "swift-clocks"),
       ]
@@ -305,16 +307,24 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
-// SPOOL_PACKAGE_OMIT_POSTGRES=1 leaves SpoolPostgres, its bench and tests, and postgres-nio
-// (with swift-nio-ssl's and swift-crypto's BoringSSL) out of the package. Only for builds that
-// need none of them: .ci/asan, which tests SpoolIO and SpoolJournal under AddressSanitizer and
-// would otherwise compile all of that with instrumentation. Users never set it.
-if Context.environment["SPOOL_PACKAGE_OMIT_POSTGRES"] == "1" {
-  let postgresTargets: Set = ["SpoolPostgres", "spool-postgres-bench", "SpoolPostgresTests"]
-  package.targets.removeAll { postgresTargets.contains($0.name) }
-  package.products.removeAll { postgresTargets.contains($0.name) }
+// SPOOL_PACKAGE_IO_TESTS_ONLY=1 leaves only what the SpoolIO and SpoolJournal tests build
+// (the runtime, SpoolIO, SpoolJournal, their tests), for .ci/asan: instrumenting the other
+// modules, their tests and swift-syntax would cost CI minutes for code the step never runs.
+// Users never set it.
+if Context.environment["SPOOL_PACKAGE_IO_TESTS_ONLY"] == "1" {
+  let kept: Set = [
+    "CSpoolTime", "SpoolCore", "CSpoolURing", "SpoolIO", "SpoolJournal", "CSpoolAllocationCounter",
+    "SpoolIOTests", "SpoolJournalTests",
+  ]
+  let keptPackages: Set = [
+    "swift-case-paths", "swift-identified-collections", "swift-collections", "swift-dependencies",
+    "swift-clocks", "swift-custom-dump", "xctest-dynamic-overlay", "swift-concurrency-extras",
+  ]
+  package.targets.removeAll { !kept.contains($0.name) }
+  package.products.removeAll { !["SpoolCore", "SpoolIO", "SpoolJournal"].contains($0.name) }
   package.dependencies.removeAll { dependency in
-    guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
-    return location.hasSuffix("/postgres-nio")
+    guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
+    let name = location.split(separator: "/").last.map(String.init) ?? location
+    return !keptPackages.contains(name)
   }
 }

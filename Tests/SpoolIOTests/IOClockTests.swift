@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 import SpoolIO
 import Testing
 

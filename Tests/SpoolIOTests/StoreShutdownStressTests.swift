@@ -2,7 +2,7 @@
   import Glibc
 #endif
 import ConcurrencyExtras
-import Spool
+import SpoolCore
 @testable import SpoolIO
 import Testing
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
   import Glibc
 #endif
-import Spool
+import SpoolCore
 @testable import SpoolIO
 @testable import SpoolJournal
 import Testing

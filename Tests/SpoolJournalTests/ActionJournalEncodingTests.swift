@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 @testable import SpoolIO
 @testable import SpoolJournal
 import Testing

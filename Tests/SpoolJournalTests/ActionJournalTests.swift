@@ -1,5 +1,5 @@
 import Clocks
-import Spool
+import SpoolCore
 @testable import SpoolIO
 @testable import SpoolJournal
 import Synchronization

@@ -1,5 +1,5 @@
 import CSpoolAllocationCounter
-import Spool
+import SpoolCore
 @testable import SpoolIO
 @testable import SpoolJournal
 import Testing

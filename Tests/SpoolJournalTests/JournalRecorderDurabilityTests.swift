@@ -2,7 +2,7 @@
   import Glibc
 #endif
 import Foundation
-import Spool
+import SpoolCore
 @testable import SpoolIO
 @testable import SpoolJournal
 import Synchronization

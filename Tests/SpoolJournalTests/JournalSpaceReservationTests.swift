@@ -2,7 +2,7 @@
   import Glibc
 #endif
 import Foundation
-import Spool
+import SpoolCore
 import Synchronization
 @testable import SpoolIO
 @testable import SpoolJournal

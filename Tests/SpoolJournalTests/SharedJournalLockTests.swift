@@ -2,7 +2,7 @@
   import Glibc
 #endif
 import Foundation
-import Spool
+import SpoolCore
 @testable import SpoolJournal
 import Testing
 

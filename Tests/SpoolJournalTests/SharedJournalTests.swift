@@ -3,7 +3,7 @@
 #endif
 import Clocks
 import Foundation
-import Spool
+import SpoolCore
 @testable import SpoolIO
 @testable import SpoolJournal
 import Testing

@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// A feature with an action of every shape `Codable` produces (no payload, unlabeled and
 /// labeled payloads, nested structs, arrays, optionals, floating point, strings), and an

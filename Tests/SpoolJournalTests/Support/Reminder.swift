@@ -1,4 +1,4 @@
-import Spool
+import SpoolCore
 
 /// A feature with a long-lived effect (a reminder that fires after a delay on the continuous
 /// clock), and a `.recovered` action that re-arms it after a recovery: the pattern of
