@@ -1,5 +1,5 @@
 #if SPOOL_TSAN
-  import Spool
+  import SpoolCore
 
   /// In the Thread Sanitizer build only (`-DSPOOL_TSAN`, `.ci/tsan`), shadows
   /// `Synchronization.Mutex` with a lock that TSan understands; see `ThreadSanitizerMutex`.
