@@ -64,7 +64,18 @@ let package = Package(
     .macro(
       name: "SpoolMacros",
       dependencies: [
+        "SpoolMacroExpansions",
         .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+      ]
+    ),
+    // What the macros expand to, as a plain library: SpoolMacrosTests depend on it rather than
+    // on the macro target, because a test target that depends on a macro makes SwiftPM build
+    // every test target, and everything they import, a second time for the host.
+    .target(
+      name: "SpoolMacroExpansions",
+      dependencies: [
         .product(name: "SwiftDiagnostics", package: "swift-syntax"),
         .product(name: "SwiftSyntax", package: "swift-syntax"),
         .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
@@ -232,7 +243,7 @@ let package = Package(
     .testTarget(
       name: "SpoolMacrosTests",
       dependencies: [
-        "SpoolMacros",
+        "SpoolMacroExpansions",
         .product(name: "MacroTesting", package: "swift-macro-testing"),
       ]
     ),

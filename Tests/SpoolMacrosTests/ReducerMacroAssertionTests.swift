@@ -1,5 +1,5 @@
 import MacroTesting
-import SpoolMacros
+import SpoolMacroExpansions
 import Testing
 
 /// The macro tests can fail: every suite runs `assertMacro` with recording off (`.never`), so a

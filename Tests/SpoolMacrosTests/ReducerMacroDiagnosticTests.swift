@@ -1,5 +1,5 @@
 import MacroTesting
-import SpoolMacros
+import SpoolMacroExpansions
 import Testing
 
 /// What `@Reducer` reports where it cannot generate a reducer.

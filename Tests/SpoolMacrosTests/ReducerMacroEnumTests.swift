@@ -1,5 +1,5 @@
 import MacroTesting
-import SpoolMacros
+import SpoolMacroExpansions
 import Testing
 
 /// `@Reducer` on an enum of reducers: TCA's enum reducer.

@@ -1,5 +1,5 @@
 import MacroTesting
-import SpoolMacros
+import SpoolMacroExpansions
 import Testing
 
 /// `@Reducer` on a struct: the conformance, and the attributes of the nested enums.
