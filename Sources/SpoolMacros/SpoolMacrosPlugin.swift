@@ -12,11 +12,9 @@ struct SpoolMacrosPlugin: CompilerPlugin {
   ]
 }
 
-// The expansions live in SpoolMacroExpansions, a plain library, so that SpoolMacrosTests can
-// test them without depending on this macro target: a test target that depends on a macro
-// makes SwiftPM build every test target, and all they import, a second time for the host.
 // The compiler finds a macro by the name `SpoolMacros.<type>` (`#externalMacro` in Spool), so
-// the types it names must be declared here; each forwards to its expansion.
+// the types it names must be declared in this module; each forwards to its expansion in
+// SpoolMacroExpansions (Package.swift says why that is a library of its own).
 
 /// `@Reducer`, expanded by ``SpoolMacroExpansions/ReducerMacro``.
 public enum ReducerMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
