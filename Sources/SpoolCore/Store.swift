@@ -191,8 +191,10 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// So a reducer runs on whichever thread holds the store, one action at a time, never two at
   /// once; a reducer that enqueues into its own store finds it held, and the action is queued
   /// behind the current one. A store made with an executor (SpoolIO's loop thread) always
-  /// queues, so that its reducer runs on that executor, and so does a store whose ``states``
-  /// someone iterates, so that its drain loop publishes a state per batch, not per action.
+  /// queues, so that its reducer runs on that executor; so does a store whose ``states``
+  /// someone iterates, so that its drain loop publishes a state per batch, not per action, and
+  /// a journaled store (an instrumentation whose ``StoreInstrumentation/timesReduces`` is
+  /// `false`), so that the drain loop records on another core while the producer pushes.
   ///
   /// - Complexity: O(1), plus the reduce when the store is idle. No allocation unless the
   ///   queue is full.

@@ -285,6 +285,42 @@ extension SpoolJournalTests {
       }
     }
 
+    /// A journaled store's `enqueue` pushes and its drain loop reduces and records, while
+    /// `send` reduces on the caller's thread: four producers mixing the two, each producer's
+    /// actions are recorded in the order it sent them, none lost or doubled.
+    @Test func eachProducersActionsAreRecordedInOrderThroughEnqueueAndSend() async throws {
+      let directory = TemporaryDirectory()
+      defer { directory.remove() }
+      try await withEngine(.automatic) { engine in
+        let path = directory.file("producers")
+        let recorder = try ActionJournal<Ledger.Action>.recording(to: path, engine: engine)
+        let store = Store(initialState: Ledger.State(), instrumentation: recorder) { Ledger() }
+        let producers = 4
+        let perProducer = 3_000
+        await withTaskGroup(of: Void.self) { group in
+          for producer in 0..<producers {
+            group.addTask {
+              for index in 0..<perProducer {
+                let action = Ledger.Action.add(producer * 100_000 + index)
+                if index % 7 == 3 { await store.send(action) } else { store.enqueue(action) }
+              }
+            }
+          }
+        }
+        await store.finish()
+        try await recorder.finish(finalState: await store.state)
+        let contents = try await ActionJournal<Ledger.Action>(path: path, engine: engine).load()
+        #expect(contents.unverifiable == nil)
+        var seen = [[Int]](repeating: [], count: producers)
+        for case .add(let value) in contents.actions { seen[value / 100_000].append(value) }
+        #expect(contents.actions.count == producers * perProducer)
+        for producer in 0..<producers {
+          let expected = (0..<perProducer).map { producer * 100_000 + $0 }
+          #expect(seen[producer] == expected, "producer \(producer)")
+        }
+      }
+    }
+
     /// `flush()` writes what was recorded without ending the journal: before it, nothing is
     /// in the file (no interval, the buffer is far from full); after it, every action is, and
     /// the journal reads as cut off until `finish` adds the end record.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
 import Spool
 import Synchronization
 import Testing
@@ -59,6 +62,45 @@ import Testing
     #expect(times.count == Self.reduced, "every action, the effects' sends included")
     #expect(times.allSatisfy { $0.enqueued > 0 && $0.started == $0.enqueued })
     #expect(times.allSatisfy { $0.ended == $0.enqueued })
+  }
+
+  /// The thread inside a test's `enqueue` call, while it is inside; `nil` otherwise.
+  final class EnqueueWindow: Sendable {
+    let thread = Mutex<pthread_t?>(nil)
+
+    func enqueue(_ action: Int, into store: Store<Int, Int>) {
+      thread.withLock { $0 = pthread_self() }
+      store.enqueue(action)
+      thread.withLock { $0 = nil }
+    }
+  }
+
+  /// Counts in its state the actions reduced inside the window's `enqueue` on its thread.
+  struct CountingCallerReduces: Reducer {
+    let window: EnqueueWindow
+
+    func reduce(into state: inout Int, action: Int) -> Effect<Int> {
+      if window.thread.withLock({ $0 == pthread_self() }) { state += 1 }
+      return .none
+    }
+  }
+
+  /// An instrumentation that records every action without timing reduces (an action
+  /// journal): an `enqueue` to an idle store pushes, and the drain loop reduces, never the
+  /// caller's thread (`RootCore.reducesEnqueuesOnCaller`). `send` still reduces there.
+  @Test func withoutReduceTimingAnEnqueueLeavesTheReduceToTheDrain() async {
+    let window = EnqueueWindow()
+    let log = TimeLog(timesReduces: false)
+    let store = Store(initialState: 0, instrumentation: log) {
+      CountingCallerReduces(window: window)
+    }
+    for action in 0..<50 {
+      await store.finish()
+      window.enqueue(action, into: store)
+    }
+    await store.finish()
+    #expect(await store.state == 0, "actions reduced inside their enqueue")
+    #expect(log.times.withLock { $0.count } == 50)
   }
 
   @Test func withReduceTimingTheReduceHasItsOwnTimes() async {

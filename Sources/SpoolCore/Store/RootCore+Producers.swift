@@ -32,12 +32,13 @@ extension RootCore {
   @inlinable @inline(__always)
   func enqueue(_ action: Action) {
     // An observed store queues instead: its drain loop publishes once per batch, where a pass
-    // per action would publish (and wake the observers) once per action.
+    // per action would publish (and wake the observers) once per action. So does a journaled
+    // one (``reducesEnqueuesOnCaller``).
     //
     // The hints lay the idle-store path out as one straight run of code, the other paths out
     // of line: placed across more cache lines, its speed moved with where the linker put it
     // (Profiles/README.md, "Code placement").
-    if _fastPath(reducesOnCaller && !isObserved) {
+    if _fastPath(reducesEnqueuesOnCaller && !isObserved) {
       let backoff = cspool_lock_backoff_get()
       if _fastPath(backoff == 0) {
         if _fastPath(queue.tryLockConsumerUnlessAwaited()) {

@@ -59,9 +59,10 @@ where R.State: Sendable {
   // long as the process and is never written through. `queue`, `registryCell`, `observersCell`
   // (one atomic word each, see `LazyReference`), `shutdownFlag` and `drainActivity` synchronize
   // themselves; every other stored property (`isolation`, `effectExecutor`, `instrumentation`,
-  // `dependencies`, `reducesOnCaller`, `timesReduces`, `sampleInterval`) is a `let` of a
-  // Sendable type. `sampleCountdown` is read and written only by the holder of the consumer
-  // lock, as the state is. `caseCounts` is a `let` whose cells only the holder writes.
+  // `dependencies`, `reducesOnCaller`, `reducesEnqueuesOnCaller`, `timesReduces`,
+  // `sampleInterval`) is a `let` of a Sendable type. `sampleCountdown` is read and written only
+  // by the holder of the consumer lock, as the state is. `caseCounts` is a `let` whose cells
+  // only the holder writes.
 
   @usableFromInline typealias State = R.State
   @usableFromInline typealias Action = R.Action
@@ -127,6 +128,14 @@ where R.State: Sendable {
   /// effects must run on that executor's thread (SpoolIO's loop thread).
   @usableFromInline let reducesOnCaller: Bool
 
+  /// Whether an `enqueue` that finds the store idle reduces on its own thread
+  /// (``enqueue(_:)``): ``reducesOnCaller``, except for a store whose instrumentation records
+  /// every action without timing reduces (an action journal). Recording costs several times a
+  /// cheap reduce, so there a producer that only pushes, beside a drain loop that reduces and
+  /// records on another core, goes faster than one thread doing both (`spool bench journal`).
+  /// `send` still reduces on the caller's thread: it waits for its action anyway.
+  @usableFromInline let reducesEnqueuesOnCaller: Bool
+
   /// The instrumentation's ``StoreInstrumentation/timesReduces``, read once: without it, an
   /// action costs one clock read (its enqueue time) instead of up to three. Declared last, so
   /// that the fields every action reads keep their places in the object.
@@ -136,7 +145,7 @@ where R.State: Sendable {
   /// store then passes the action's address. Beside ``timesReduces``, in its padding.
   @usableFromInline let timesInPlace: Bool
 
-  // With the three flags above, these two one-byte fields fill one word: between two
+  // With the four flags above, these two one-byte fields fill one word: between two
   // word-aligned fields they took a word of their own, which put the core of every store in
   // the allocator's next size class.
   @usableFromInline let shutdownFlag = Atomic<Bool>(false)
@@ -194,6 +203,7 @@ where R.State: Sendable {
     self.instrumentation = instrumentation
     let timesReduces = instrumentation?.timesReduces ?? false
     self.timesReduces = timesReduces
+    self.reducesEnqueuesOnCaller = executor == nil && (instrumentation == nil || timesReduces)
     self.timesInPlace = instrumentation is any InPlaceActionTiming
     let sampleInterval =
       timesReduces ? UInt32(clamping: max(1, instrumentation?.timingSampling.interval ?? 1)) : 1
