@@ -26,19 +26,7 @@ enum JournalFiles {
         problem: .io(IOError(errno: code, operation: "opendir", target: .path(folder))))
     }
     defer { closedir(directory) }
-    return names(in: directory).compactMap { JournalFormat.fileIndex(of: $0, base: base) }.sorted()
-  }
-
-  /// The names of the entries of the open folder `directory`, read to its end.
-  static func names(in directory: OpaquePointer) -> [String] {
-    var names: [String] = []
-    while let entry = readdir(directory) {
-      names.append(
-        withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        })
-    }
-    return names
+    return FileOperations.entryNames(in: directory).compactMap { JournalFormat.fileIndex(of: $0, base: base) }.sorted()
   }
 
   /// The header of the file at `path`, read alone (not the records after it).

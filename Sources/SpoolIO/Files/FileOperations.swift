@@ -19,6 +19,29 @@ package enum FileOperations {
     }
   }
 
+  /// The names of the entries of the open folder `directory` (from `opendir`), read to its
+  /// end, "." and ".." included.
+  ///
+  /// ```swift
+  /// if let folder = opendir("/tmp") {
+  ///   defer { closedir(folder) }
+  ///   let names = FileOperations.entryNames(in: folder)
+  /// }
+  /// ```
+  package static func entryNames(in directory: OpaquePointer) -> [String] {
+    // `readdir` returns records of `d_reclen` bytes packed in a buffer, not whole `dirent`s:
+    // copying `pointee` reads `MemoryLayout<dirent>.size` bytes, past the end of the buffer
+    // after its last short record (a crash where the buffer ends a mapping). So the name is
+    // read in place, up to its NUL, which its record holds.
+    let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
+      names.append(String(cString: name))
+    }
+    return names
+  }
+
   /// Writes `bytes` to a temporary file next to `path`, fsyncs it, renames it over `path`, then
   /// fsyncs the directory so that the rename itself survives a crash.
   package static func writeFileAtomically(

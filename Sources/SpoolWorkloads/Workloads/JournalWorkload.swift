@@ -203,11 +203,8 @@ enum JournalWorkload {
     /// Removes the files directly in the folder at `path`.
     static func removeFiles(in path: String) {
       if let directory = opendir(path) {
-        while let entry = readdir(directory) {
-          let name = withUnsafeBytes(of: entry.pointee.d_name) {
-            String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self))
-          }
-          if name != "." && name != ".." { unlink(path + "/" + name) }
+        for name in FileOperations.entryNames(in: directory) where name != "." && name != ".." {
+          unlink(path + "/" + name)
         }
         closedir(directory)
       }

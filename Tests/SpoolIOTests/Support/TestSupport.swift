@@ -64,10 +64,7 @@ func openDescriptorCount() -> Int {
   guard let directory = opendir("/proc/self/fd") else { return -1 }
   defer { closedir(directory) }
   var count = 0
-  while let entry = readdir(directory) {
-    let name = withUnsafeBytes(of: entry.pointee.d_name) {
-      String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self))
-    }
+  for name in FileOperations.entryNames(in: directory) {
     guard name != ".", name != ".." else { continue }
     var target = [CChar](repeating: 0, count: 4096)
     let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
@@ -117,14 +114,7 @@ struct TemporaryDirectory {
   func entries() -> [String] {
     guard let directory = opendir(path) else { return [] }
     defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) {
-        String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self))
-      }
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names.sorted()
+    return FileOperations.entryNames(in: directory).filter { $0 != "." && $0 != ".." }.sorted()
   }
 
   func remove() {
