@@ -140,12 +140,26 @@ enum SharedJournalRecoveryWorkload {
 
   /// Records the same actions into one journal per store (`folder/ID`, as `JournalDirectory`
   /// names them), each finished.
+  ///
+  /// A recording holds two descriptors (its file and its lock) until it finishes, so the
+  /// stores are recorded ``perStoreBatch`` at a time: 10,000 at once needed 20,000, this
+  /// machine kind's whole `RLIMIT_NOFILE` (EMFILE). Each file holds the same records either way.
   static func recordPerStore(_ folder: String, stores: Int, perStore: Int) async throws {
+    for first in stride(from: 0, to: stores, by: perStoreBatch) {
+      try await recordPerStore(
+        folder, ids: first..<min(first + perStoreBatch, stores), perStore: perStore)
+    }
+  }
+
+  /// How many per-store journals ``recordPerStore(_:stores:perStore:)`` keeps open at once.
+  static let perStoreBatch = 1_000
+
+  static func recordPerStore(_ folder: String, ids: Range<Int>, perStore: Int) async throws {
     // 4 KiB buffers: 10,000 recorders at the default 256 KiB would hold 2.5 GB.
     let configuration = JournalConfiguration(bufferBytes: 4_096)
     var recorders: [JournalRecorder<CounterFeature.Action>] = []
     var made: [Store<CounterFeature.State, CounterFeature.Action>] = []
-    for id in 0..<stores {
+    for id in ids {
       let recorder = try ActionJournal<CounterFeature.Action>.recording(
         to: "\(folder)/\(id)", configuration: configuration)
       recorders.append(recorder)
@@ -155,7 +169,7 @@ enum SharedJournalRecoveryWorkload {
         })
     }
     for round in 0..<perStore {
-      for id in 0..<stores { made[id].enqueue(.add(id * perStore + round)) }
+      for (offset, id) in ids.enumerated() { made[offset].enqueue(.add(id * perStore + round)) }
     }
     // Finished concurrently: each finish syncs its file, and the syncs overlap.
     try await withThrowingTaskGroup(of: Void.self) { group in
