@@ -26,7 +26,8 @@ enum JournalFiles {
         problem: .io(IOError(errno: code, operation: "opendir", target: .path(folder))))
     }
     defer { closedir(directory) }
-    return FileOperations.entryNames(in: directory).compactMap { JournalFormat.fileIndex(of: $0, base: base) }.sorted()
+    return FileOperations.entryNames(in: directory)
+      .compactMap { JournalFormat.fileIndex(of: $0, base: base) }.sorted()
   }
 
   /// The header of the file at `path`, read alone (not the records after it).

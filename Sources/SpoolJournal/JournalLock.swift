@@ -69,7 +69,9 @@ extension JournalFiles {
     let folder = FileOperations.directoryName(of: path)
     let base = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
     guard let directory = opendir(folder) else { return 0 }
-    let temporaries = FileOperations.entryNames(in: directory).filter { isTemporary($0, base: base) }
+    let temporaries = FileOperations.entryNames(in: directory).filter {
+      isTemporary($0, base: base)
+    }
     closedir(directory)
     var removed = 0
     for name in temporaries where unlink("\(folder)/\(name)") == 0 { removed += 1 }
