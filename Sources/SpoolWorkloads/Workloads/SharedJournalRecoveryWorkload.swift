@@ -154,8 +154,9 @@ enum SharedJournalRecoveryWorkload {
   /// How many per-store journals ``recordPerStore(_:stores:perStore:)`` keeps open at once.
   static let perStoreBatch = 1_000
 
+  /// Records the actions of the stores `ids` into their own journals, all open at once.
   static func recordPerStore(_ folder: String, ids: Range<Int>, perStore: Int) async throws {
-    // 4 KiB buffers: 10,000 recorders at the default 256 KiB would hold 2.5 GB.
+    // 4 KiB buffers: a batch of 1,000 recorders at the default 256 KiB would hold 256 MB.
     let configuration = JournalConfiguration(bufferBytes: 4_096)
     var recorders: [JournalRecorder<CounterFeature.Action>] = []
     var made: [Store<CounterFeature.State, CounterFeature.Action>] = []
