@@ -20,6 +20,8 @@ extension Workload {
     InstrumentationWorkload.workload,
     JournalWorkload.workload,
     RegistryWorkload.workload,
+    ManyStoresWorkload.workload,
+    TimersWorkload.workload,
     IdleStoresWorkload.workload,
     DurableJournalWorkload.workload,
     JournalRecoveryWorkload.workload,

@@ -141,8 +141,8 @@ struct WorkloadTests {
     #expect(once.first?.rounds == nil)
   }
 
-  /// The registry and idle-store workloads (not in the standard set) run, check their counts
-  /// and report their figures.
+  /// The registry, many-store, timer and idle-store workloads (not in the standard set) run,
+  /// check their counts and report their figures.
   @Test func theRegistryAndIdleStoreWorkloadsRunAndReport() async throws {
     let registry = try #require(Workload.named("registry"))
     let lookups = try await registry.run(
@@ -150,6 +150,17 @@ struct WorkloadTests {
     #expect(
       Set(lookups.first?.baselines.map(\.name) ?? [])
         == ["mutex-dictionary", "spool-2-tasks", "mutex-dictionary-2-tasks"])
+    let many = try #require(Workload.named("many-stores"))
+    let sends = try await many.run(
+      WorkloadOptions(actions: 2_000, rounds: 1), progress: BenchProgress())
+    #expect(
+      Set(sends.first?.baselines.map(\.name) ?? [])
+        == ["actor-dictionary", "store-array", "actor-array"])
+    #expect(sends.first?.parameters["stores"] == "200")
+    let timers = try #require(Workload.named("timers"))
+    let fired = try await timers.run(
+      WorkloadOptions(actions: 200, rounds: 1), progress: BenchProgress())
+    #expect(fired.first?.baselines.map(\.name) == ["plain-actor"])
     let idle = try #require(Workload.named("idle-stores"))
     let reports = try await idle.run(
       WorkloadOptions(actions: 200, duration: .milliseconds(10)), progress: BenchProgress())
