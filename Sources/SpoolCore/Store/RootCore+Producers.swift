@@ -56,6 +56,44 @@ extension RootCore {
       action, into: queue, instrumentation: instrumentation, sampleInterval: sampleInterval)
   }
 
+  /// An effect's `send` into an idle store that runs no other effect: reduces `action` on
+  /// the effect's thread, as ``enqueue(_:)`` does for a producer, rather than pushing it and
+  /// starting a drain task (a task, a hop, and the drain's idle spin, for each action a
+  /// timer sends back). `false` when the caller must push: a drain is scheduled or running,
+  /// the lock is held or awaited, the store is observed or shut down, runs other effects, or
+  /// more is queued than ``callerDrainLimit``.
+  ///
+  /// Only with no drain and one effect running: where many effects run, their actions come
+  /// in bursts, which a drain takes in batches, starting their effects together; passes on
+  /// the effects' threads instead, contending for the lock, made `spool bench effects` slower.
+  ///
+  /// `core` is unretained (the effect must not keep the store alive): it is touched only
+  /// once this thread holds the consumer lock of a queue that was not closed then. The
+  /// queue releases its core (``ActionQueue/releaseDrainer()``) only in its last drain,
+  /// which starts after the queue closed and takes the consumer lock first; so a holder that
+  /// still sees the queue open (the close happens before that drain's unlock, which happens
+  /// before this lock) holds a live core, and retains it for the pass.
+  @inlinable
+  static func passFromEffect(
+    _ action: Action, to core: Unmanaged<RootCore>,
+    through queue: ActionQueue<QueuedAction<Action>>
+  ) -> Bool {
+    // A drain that is scheduled or running takes the action with the others it finds; so
+    // does the holder of the lock, and the drain that the push then starts.
+    guard queue.drainIdle.load(ordering: .relaxed) && queue.tryLockConsumerUnlessAwaited()
+    else { return false }
+    guard !queue.isClosedHint else {
+      queue.unlockConsumer()
+      return false
+    }
+    let core = core.retain().takeRetainedValue()
+    guard !core.isObserved && core.runsAtMostOneEffect else {
+      queue.unlockConsumer()
+      return false
+    }
+    return core.passUnlocking(action)
+  }
+
   /// How many actions a producer that found the store held pushes before it tries the lock
   /// again (`cspool_lock_backoff`): fewer tries of a contended lock's cache line, and the
   /// holder serves the pushes in batches (`spool bench fan-in`).

@@ -94,9 +94,10 @@ where R.State: Sendable {
   /// Set once by `install`, before any drain starts.
   @usableFromInline var drainEntry: ((RootCore, Int) -> Int)?
 
-  /// The `Send` every effect of this store gets: it enqueues. Created when the store first
-  /// starts an effect (a store that never does holds none), by the holder of the consumer lock
-  /// (``sendForEffectsLocked``), which alone reads and writes it.
+  /// The `Send` every effect of this store gets: it reduces on the effect's thread when the
+  /// store is idle, as a producer's ``enqueue(_:)`` does, and enqueues otherwise. Created
+  /// when the store first starts an effect (a store that never does holds none), by the
+  /// holder of the consumer lock (``sendForEffectsLocked``), which alone reads and writes it.
   @usableFromInline var effectSend: Send<Action>?
 
   /// Sets ``effectSend``: set once by `install`, in the caller's module, so that the `Send`
@@ -225,11 +226,20 @@ where R.State: Sendable {
     // reference gives an object a side table, and then every retain and release of it takes
     // the runtime's slow path (a measurable part of `spool bench effects`). An effect that
     // sends after the store shut down is reported, as a producer's `enqueue` is.
+    //
+    // The core is captured unretained, and used only by a pass that holds the consumer lock of
+    // a queue that is not closed: the queue keeps the core alive until its last drain, after
+    // the queue closed, takes that lock and releases it (``passFromEffect(_:to:through:)``).
     makeEffectSend = { core in
       let queue = core.queue
       let instrumentation = core.instrumentation
       let sampleInterval = core.sampleInterval
+      let reducesOnSender = core.reducesEnqueuesOnCaller
+      let unretainedCore = Unmanaged.passUnretained(core)
       core.effectSend = Send { action in
+        if reducesOnSender && RootCore.passFromEffect(action, to: unretainedCore, through: queue) {
+          return
+        }
         RootCore.enqueue(
           action, into: queue, instrumentation: instrumentation, sampleInterval: sampleInterval)
       }
@@ -413,6 +423,9 @@ where R.State: Sendable {
   }
 
   var runningEffectCount: Int { registryCell.withExisting { $0.count } ?? 0 }
+
+  /// Whether at most one effect task runs (the one that asks, for an effect's `send`).
+  @usableFromInline var runsAtMostOneEffect: Bool { runningEffectCount <= 1 }
 
   deinit {
     // The memory is the queue's, freed with it.
