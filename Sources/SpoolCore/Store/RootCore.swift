@@ -221,15 +221,14 @@ where R.State: Sendable {
   @inlinable
   func install() {
     drainEntry = { core, limit in core.drainAvailableLocked(limit: limit) }
-    // The queue, not the core: the core keeps this `Send`, and effects that outlive the store
-    // must not keep the store's state alive. Nor a weak reference to the core: any weak
-    // reference gives an object a side table, and then every retain and release of it takes
-    // the runtime's slow path (a measurable part of `spool bench effects`). An effect that
-    // sends after the store shut down is reported, as a producer's `enqueue` is.
-    //
-    // The core is captured unretained, and used only by a pass that holds the consumer lock of
-    // a queue that is not closed: the queue keeps the core alive until its last drain, after
-    // the queue closed, takes that lock and releases it (``passFromEffect(_:to:through:)``).
+    // The queue, and the core unretained: the core keeps this `Send`, and effects that outlive
+    // the store must not keep the store's state alive. Nor a weak reference to the core: any
+    // weak reference gives an object a side table, and then every retain and release of it
+    // takes the runtime's slow path (a measurable part of `spool bench effects`). The core is
+    // used only by a pass that holds the consumer lock of a queue that is not closed: the
+    // queue keeps the core alive until its last drain, after the queue closed, takes that
+    // lock and releases it (``passFromEffect(_:to:through:)``). An effect that sends after
+    // the store shut down is reported, as a producer's `enqueue` is.
     makeEffectSend = { core in
       let queue = core.queue
       let instrumentation = core.instrumentation

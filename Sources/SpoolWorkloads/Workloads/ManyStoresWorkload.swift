@@ -13,7 +13,7 @@ import Synchronization
 /// entity often is (``EntityFeature``): a small state, and a reducer that carries a setting
 /// and a clock dependency.
 enum ManyStoresWorkload {
-  static let storeCount = 100_000
+  static let maximumStoreCount = 100_000
 
   static let workload = Workload(
     name: "many-stores",
@@ -23,7 +23,7 @@ enum ManyStoresWorkload {
     let sends = run.actions
     // One store per ten sends up to 100,000 (the default volume's): a small run (a test's)
     // makes fewer.
-    let storeCount = min(Self.storeCount, max(1, sends / 10))
+    let storeCount = min(maximumStoreCount, max(1, sends / 10))
     let ids = randomIDs(count: sends, below: storeCount)
     let registry = StoreRegistry<Int, EntityFeature.State, EntityFeature.Action> { _ in
       Store(initialState: EntityFeature.State()) { EntityFeature() }
