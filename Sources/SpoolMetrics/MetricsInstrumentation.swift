@@ -36,7 +36,10 @@ import Synchronization
 ///
 /// Sampled (`sampling: .oneIn(N)`), the store times one action in N: the histograms (or
 /// timers) hold the timed actions, and a `Counter` per case (``StoreMetricLabels/actions``)
-/// counts every action, so rates stay exact while the clock is read for one action in N.
+/// counts every action, so rates stay exact while the clock is read for one action in N. With
+/// histograms, each store counts its untimed actions of top-level cases in cells of its own,
+/// with no call into the instrumentation, and each publication adds up what the stores
+/// counted (a store that goes away hands its counts over first).
 ///
 /// ```swift
 /// let registry = PrometheusCollectorRegistry()
@@ -61,8 +64,9 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   private let tagReader: ActionTagReader
   /// This instrumentation's key in each thread's `ThreadCellsCache`.
   private let ownerID = ThreadCellsCache.makeOwnerID()
-  /// Whether the publishing task runs (histogram recording).
-  private let publicationScheduled = Atomic<Bool>(false)
+  /// Set while the publishing task runs (histogram recording); read by the stores that count
+  /// untimed actions themselves, which start it when it does not run.
+  private let publication = StoreCaseCounts.Pickup()
 
   /// How many of the actions the store times for this instrumentation, as given to the
   /// initializer.
@@ -165,7 +169,7 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
       queueWait: (PendingHistograms.bucket(of: queueWait, in: histogramLayout.bounds), queueWait),
       reduce: (PendingHistograms.bucket(of: reduce, in: histogramLayout.bounds), reduce))
     // Read-mostly: written once per publication cycle, so this stays in the cache.
-    if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
+    if !publication.isScheduled.load(ordering: .relaxed) { schedulePublication() }
   }
 
   /// Counts an action that the store reduced without timing it (sampling). Called by the
@@ -192,7 +196,7 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
     // Budget as `_actionReduced`'s, with one single-writer store instead of four.
     let (slot, cells) = threadSlot(of: address)
     ThreadHistograms.count(into: cells, slot: slot, bucketsPerKind: histogramLayout.bucketsPerKind)
-    if !publicationScheduled.load(ordering: .relaxed) { schedulePublication() }
+    if !publication.isScheduled.load(ordering: .relaxed) { schedulePublication() }
   }
 
   /// The timers and the counter of the case of the action at `address`, for
@@ -241,7 +245,7 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
   private func schedulePublication() {
     guard let interval = histogramLayout?.interval else { return }
     guard
-      publicationScheduled.compareExchange(
+      publication.isScheduled.compareExchange(
         expected: false, desired: true, ordering: .acquiringAndReleasing
       ).exchanged
     else { return }
@@ -251,10 +255,11 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
       while true {
         try? await Task.sleep(for: interval)
         if publishCounts() { continue }
-        // Idle for an interval: stop. A thread that recorded just now may still have read the
-        // flag as set, without scheduling; the closing publication, an interval later, when
-        // its stores have long been visible, publishes what it recorded.
-        publicationScheduled.store(false, ordering: .sequentiallyConsistent)
+        // Idle for an interval: stop. A thread that recorded (or a store that counted) just
+        // now may still have read the flag as set, without scheduling; the closing
+        // publication, an interval later, when its stores have long been visible, publishes
+        // what it recorded.
+        publication.isScheduled.store(false, ordering: .sequentiallyConsistent)
         try? await Task.sleep(for: interval)
         publishCounts()
         return
@@ -303,3 +308,22 @@ public final class MetricsInstrumentation<Action: Sendable>: StoreInstrumentatio
 
 // Its `_actionReduced(at:…)` reads the action in place.
 extension MetricsInstrumentation: InPlaceActionTiming {}
+
+extension MetricsInstrumentation: StoreCaseCountingInstrumentation {
+  /// Cells for a store's untimed actions, when the instrumentation samples into histograms:
+  /// the store counts them itself, and each publication adds up what the stores counted.
+  /// Recording timers, it is called per action and increments the backend's counter.
+  package func makeStoreCaseCounts() -> StoreCaseCounts? {
+    guard timingSampling.isSampled, histogramLayout != nil else { return nil }
+    return state.withLock { $0.makeStoreCounts(owner: self, pickup: publication) }
+  }
+
+  package func retireStoreCaseCounts(id: Int) {
+    state.withLock { $0.retireStoreCounts(id: id) }
+  }
+
+  /// A store counted while the publishing task did not run: start it.
+  package func storeCaseCountsNeedPickup() {
+    schedulePublication()
+  }
+}

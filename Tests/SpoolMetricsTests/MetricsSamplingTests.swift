@@ -88,6 +88,73 @@ import Testing
         == 100)
   }
 
+  @Test func storesThatGoAwayKeepTheirCountsAndStoresAddUp() async throws {
+    let metrics = TestMetrics()
+    let instrumentation = MetricsInstrumentation<Feature.Action>(
+      store: "feature", recording: Self.recording, sampling: .oneIn(16), factory: metrics)
+    // The untimed actions of both stores are counted in the stores' own cells; the first
+    // store is gone before the publication, which must still see what it counted.
+    do {
+      let gone = Store(initialState: Feature.State(), instrumentation: instrumentation) {
+        Feature()
+      }
+      for _ in 0..<100 { await gone.send(.tap) }
+      for _ in 0..<5 { await gone.send(.child(.increment)) }
+      await gone.finish()
+    }
+    let live = Store(initialState: Feature.State(), instrumentation: instrumentation) {
+      Feature()
+    }
+    for _ in 0..<60 { live.enqueue(.tap) }
+    await live.finish()
+    instrumentation.publish()
+    let tap = try metrics.expectCounter(Labels.actions, caseDimensions("tap"))
+    #expect(tap.totalValue == 160)
+    let child = caseDimensions("child(.increment)")
+    #expect(try metrics.expectCounter(Labels.actions, child).totalValue == 5)
+
+    // A publication adds only what was counted since the last one.
+    for _ in 0..<40 { await live.send(.tap) }
+    instrumentation.publish()
+    #expect(tap.totalValue == 200)
+    instrumentation.publish()
+    #expect(tap.totalValue == 200)
+  }
+
+  @Test func untimedActionsArePublishedWithoutATimedOne() async throws {
+    let metrics = TestMetrics()
+    let instrumentation = MetricsInstrumentation<Feature.Action>(
+      store: "feature", recording: .histograms(publishEvery: .milliseconds(10)),
+      sampling: .oneIn(1_000_000), factory: metrics)
+    let store = Store(initialState: Feature.State(), instrumentation: instrumentation) {
+      Feature()
+    }
+    // The first `send` is timed and starts the publishing task, which stops after an idle
+    // interval; the next ones are untimed, counted by the store alone, and must restart it.
+    await store.send(.tap)
+    let tap = try await publishedCount(metrics, atLeast: 1)
+    try await Task.sleep(for: .milliseconds(100))
+    for _ in 0..<5 { await store.send(.tap) }
+    _ = try await publishedCount(metrics, atLeast: 6)
+    #expect(tap.totalValue == 6)
+    #expect(
+      try metrics.expectCounter(Labels.reduce + "_count", caseDimensions("tap")).totalValue == 1)
+  }
+
+  /// The `tap` action counter once the publishing task published at least `count`: a bounded
+  /// wait, since how soon it publishes is not what is tested.
+  func publishedCount(_ metrics: TestMetrics, atLeast count: Int64) async throws -> TestCounter {
+    for _ in 0..<6_000 {
+      if let counter = try? metrics.expectCounter(Labels.actions, caseDimensions("tap")),
+        counter.totalValue >= count
+      {
+        return counter
+      }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    return try metrics.expectCounter(Labels.actions, caseDimensions("tap"))
+  }
+
   @Test func combinedPartsSampleTogetherOnlyWhenTheyAgree() {
     let metrics = TestMetrics()
     let sampled = MetricsInstrumentation<Feature.Action>(

@@ -7,8 +7,8 @@ import Synchronization
 /// A store asks once, when it is created (a dynamic cast of its instrumentation). The call per
 /// untimed action cost more than a cheap reducer's whole action (an existential call, a copy
 /// of the action, the calling thread's cells looked up: `spool bench instrumentation`); a
-/// store's own cells cost a case read and an increment. Spool's sampling instrumentations conform; others are called per
-/// action as the protocol says.
+/// store's own cells cost a case read and an increment. Spool's sampling instrumentations
+/// conform; others are called per action as the protocol says.
 package protocol StoreCaseCountingInstrumentation: AnyObject, Sendable {
   /// Cells for one more store, or `nil` to be called per action.
   func makeStoreCaseCounts() -> StoreCaseCounts?
@@ -17,6 +17,17 @@ package protocol StoreCaseCountingInstrumentation: AnyObject, Sendable {
   /// for good. After it returns, the instrumentation never reads those cells again (the
   /// caller frees them).
   func retireStoreCaseCounts(id: Int)
+
+  /// A store counted an action while the counts' ``StoreCaseCounts/Pickup`` was clear: the
+  /// instrumentation, which reads the counts on a schedule of its own, should schedule a read.
+  /// Called on the store's thread, with its consumer lock held; never for counts made without
+  /// a pickup.
+  func storeCaseCountsNeedPickup()
+}
+
+extension StoreCaseCountingInstrumentation {
+  /// Nothing: an instrumentation that reads the counts only when asked gives no pickup.
+  package func storeCaseCountsNeedPickup() {}
 }
 
 /// One store's counts of the actions it reduced without timing them, one cell per top-level
@@ -48,6 +59,7 @@ package final class StoreCaseCounts: @unchecked Sendable {
   @usableFromInline let caseCount: Int
   @usableFromInline let metadata: UnsafeRawPointer?
   @usableFromInline let readTag: ReadTag?
+  @usableFromInline let pickup: Pickup?
   private let owner: any StoreCaseCountingInstrumentation
   private let id: Int
 
@@ -61,10 +73,13 @@ package final class StoreCaseCounts: @unchecked Sendable {
   ///     action has tag 0 (one case, or a type that is not an enum).
   ///   - owner: The instrumentation, which ``deinit`` hands the cells back to.
   ///   - id: The owner's name for these cells.
+  ///   - pickup: For an owner that reads the counts on a schedule of its own: the flag it keeps
+  ///     set while a read is scheduled. A count that finds it clear calls
+  ///     ``StoreCaseCountingInstrumentation/storeCaseCountsNeedPickup()``.
   package init(
     caseCount: Int, isCounted: UnsafePointer<Bool>,
     readTag: (metadata: UnsafeRawPointer, witness: ReadTag)?,
-    owner: any StoreCaseCountingInstrumentation, id: Int
+    owner: any StoreCaseCountingInstrumentation, id: Int, pickup: Pickup? = nil
   ) {
     let count = Swift.max(caseCount, 1)
     cells = .allocate(capacity: count)
@@ -75,6 +90,7 @@ package final class StoreCaseCounts: @unchecked Sendable {
     self.readTag = readTag?.witness
     self.owner = owner
     self.id = id
+    self.pickup = pickup
   }
 
   deinit {
@@ -90,7 +106,7 @@ package final class StoreCaseCounts: @unchecked Sendable {
   /// store's consumer lock held.
   ///
   /// Budget: one value-witness call (none for a type with one case), two loads, a relaxed load
-  /// and store; no lock, no allocation.
+  /// and store, and with a ``Pickup`` two loads more; no lock, no allocation.
   @inlinable @inline(__always)
   package func count<Action>(_ action: borrowing Action) -> Bool {
     var tag = 0
@@ -102,6 +118,29 @@ package final class StoreCaseCounts: @unchecked Sendable {
     guard tag < caseCount, isCounted[tag] else { return false }
     let cell = cells + tag
     cell.pointee.store(cell.pointee.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    if let pickup, _slowPath(!pickup.isScheduled.load(ordering: .relaxed)) { requestPickup() }
     return true
+  }
+
+  /// Tells the owner that counts wait for a read it has not scheduled; out of line.
+  @usableFromInline @inline(never)
+  func requestPickup() {
+    owner.storeCaseCountsNeedPickup()
+  }
+
+  /// The flag of an owner that reads its stores' counts on a schedule of its own: set while a
+  /// read is scheduled, so that a count costs one load more, and calls the owner only when
+  /// nothing would read it.
+  ///
+  /// The owner clears it when it stops reading, then reads once more: a count that saw it set
+  /// just before it cleared it happened before that last read, if the owner waits long enough
+  /// (as `MetricsInstrumentation` waits a publishing interval) for the store's writes to reach
+  /// it.
+  @usableFromInline
+  package final class Pickup: Sendable {
+    /// Whether the owner will read the counts without being told.
+    @usableFromInline package let isScheduled = Atomic<Bool>(false)
+
+    package init() {}
   }
 }

@@ -213,14 +213,7 @@ extension LatencyRecorder: StoreCaseCountingInstrumentation {
   /// itself, and ``recording(signposter:)`` adds them up with the threads' counts.
   package func makeStoreCaseCounts() -> StoreCaseCounts? {
     guard timingSampling.interval > 1 else { return nil }
-    return state.withLock { state in
-      let made = state.addStoreCounts()
-      let counts = StoreCaseCounts(
-        caseCount: made.caseCount, isCounted: made.flags, readTag: made.readTag, owner: self,
-        id: made.id)
-      state.attachStoreCounts(id: made.id, cells: counts.countCells)
-      return counts
-    }
+    return state.withLock { $0.makeStoreCounts(owner: self) }
   }
 
   package func retireStoreCaseCounts(id: Int) {

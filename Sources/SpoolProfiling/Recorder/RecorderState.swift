@@ -28,14 +28,8 @@ struct RecorderState {
   /// Indexed by slot; `nil` for cases that never started an effect.
   private var effects: [EffectStatistics?] = []
   private var effectTrace: TraceRing
-  /// Per top-level tag, the slot its store-counted actions add to (-1: not counted by
-  /// stores), and the flags ``StoreCaseCounts`` read; made with the first store's counts.
-  private var storeCounted: (slots: [Int], flags: UnsafeMutablePointer<Bool>)?
-  /// The cells of every live store that counts its untimed actions itself, by id.
-  private var storeCounts: [Int: UnsafeMutablePointer<Atomic<UInt64>>] = [:]
-  private var nextStoreCountsID = 0
-  /// Untimed counts of stores that went away, by slot.
-  private var retiredUntimed: [UInt64] = []
+  /// The cells of the stores that count their untimed actions themselves (sampling).
+  private var storeCounts = StoreCaseCountsRegistry()
 
   init(actionType: Any.Type, size: Int, alignment: Int, traceCapacity: Int) {
     table = ActionCaseTable(actionType: actionType, size: size, alignment: alignment)
@@ -93,59 +87,17 @@ struct RecorderState {
   /// Frees every thread's cells: the recorder is going away.
   mutating func deallocate() {
     threads.deallocate()
-    storeCounted?.flags.deallocate()
-    storeCounted = nil
+    storeCounts.deallocate()
   }
 
-  /// Registers cells for one more store that counts its untimed actions, by top-level tag;
-  /// returns their id, the per-tag flags and the tag reader's witness.
-  mutating func addStoreCounts() -> (
-    id: Int, caseCount: Int, flags: UnsafePointer<Bool>,
-    readTag: (metadata: UnsafeRawPointer, witness: StoreCaseCounts.ReadTag)?
-  ) {
-    let counted: (slots: [Int], flags: UnsafeMutablePointer<Bool>)
-    if let existing = storeCounted {
-      counted = existing
-    } else {
-      let slots = table.learnTopLevelLeafSlots().map { $0 ?? -1 }
-      let flags = UnsafeMutablePointer<Bool>.allocate(capacity: slots.count)
-      flags.initialize(from: slots.map { $0 >= 0 }, count: slots.count)
-      counted = (slots, flags)
-      storeCounted = counted
-    }
-    let id = nextStoreCountsID
-    nextStoreCountsID += 1
-    return (id, counted.slots.count, UnsafePointer(counted.flags), table.topLevelTagWitness)
+  /// Cells for one more store that counts its untimed actions itself.
+  mutating func makeStoreCounts(owner: any StoreCaseCountingInstrumentation) -> StoreCaseCounts {
+    storeCounts.make(table: &table, owner: owner)
   }
 
-  /// Records where store `id`'s cells are, once the store's ``StoreCaseCounts`` exist.
-  mutating func attachStoreCounts(id: Int, cells: UnsafeMutablePointer<Atomic<UInt64>>) {
-    storeCounts[id] = cells
-  }
-
-  /// Adds a departing store's counts to ``retiredUntimed`` and forgets its cells.
+  /// Adds a departing store's counts to the retired stores' and forgets its cells.
   mutating func retireStoreCounts(id: Int) {
-    guard let cells = storeCounts.removeValue(forKey: id), let slots = storeCounted?.slots
-    else { return }
-    for (tag, slot) in slots.enumerated() where slot >= 0 {
-      if slot >= retiredUntimed.count {
-        retiredUntimed += repeatElement(0, count: slot + 1 - retiredUntimed.count)
-      }
-      retiredUntimed[slot] &+= cells[tag].load(ordering: .relaxed)
-    }
-  }
-
-  /// Adds the stores' own untimed counts, live and retired, to `untimed` (indexed by slot).
-  private func addStoreUntimed(to untimed: inout [UInt64]) {
-    for slot in retiredUntimed.indices where slot < untimed.count {
-      untimed[slot] &+= retiredUntimed[slot]
-    }
-    guard let slots = storeCounted?.slots else { return }
-    for cells in storeCounts.values {
-      for (tag, slot) in slots.enumerated() where slot >= 0 && slot < untimed.count {
-        untimed[slot] &+= cells[tag].load(ordering: .relaxed)
-      }
-    }
+    storeCounts.retire(id: id)
   }
 
   /// Every thread's figures added up, as report rows sorted by label.
@@ -178,7 +130,7 @@ struct RecorderState {
       samples += RecorderCells.traceSamples(of: thread, traceCapacity: traceCapacity)
         .filter { Int($0.slot) < labels.count }
     }
-    addStoreUntimed(to: &untimed)
+    storeCounts.addUntimed(to: &untimed)
     var actions = 0
     var actionCases: [ActionCaseReport] = []
     for slot in labels.indices {
