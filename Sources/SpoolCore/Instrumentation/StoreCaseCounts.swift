@@ -44,9 +44,9 @@ extension StoreCaseCountingInstrumentation {
 /// the instrumentation as atomics, never torn; the instrumentation reads them only under its
 /// own lock, which ``deinit`` takes (through `retire`) before it frees them. `isCounted` is
 /// owned by the instrumentation, never written after it handed out the first counts, and
-/// outlives every counts object (each keeps the instrumentation alive). `metadata` and
-/// `readTag` are the action type's metadata and its `getEnumTag` value witness, which the
-/// runtime never moves or frees.
+/// outlives every counts object (each keeps the instrumentation alive). `pickup` is a `let`
+/// of a Sendable class (an `Atomic`). `metadata` and `readTag` are the action type's metadata
+/// and its `getEnumTag` value witness, which the runtime never moves or frees.
 @usableFromInline
 package final class StoreCaseCounts: @unchecked Sendable {
   /// A value witness `getEnumTag(value, metadata)`: the Swift and C conventions pass two
@@ -132,10 +132,10 @@ package final class StoreCaseCounts: @unchecked Sendable {
   /// read is scheduled, so that a count costs one load more, and calls the owner only when
   /// nothing would read it.
   ///
-  /// The owner clears it when it stops reading, then reads once more: a count that saw it set
-  /// just before it cleared it happened before that last read, if the owner waits long enough
-  /// (as `MetricsInstrumentation` waits a publishing interval) for the store's writes to reach
-  /// it.
+  /// The owner clears it when it stops reading, then reads once more after a wait: a count
+  /// that saw it still set missed the call, and that last read sees it, since the wait
+  /// (`MetricsInstrumentation` waits a publishing interval) is far longer than a store's write
+  /// takes to reach other cores. No fence per count makes this a memory-model guarantee.
   @usableFromInline
   package final class Pickup: Sendable {
     /// Whether the owner will read the counts without being told.
