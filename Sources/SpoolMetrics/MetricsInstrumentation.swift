@@ -37,9 +37,10 @@ import Synchronization
 /// Sampled (`sampling: .oneIn(N)`), the store times one action in N: the histograms (or
 /// timers) hold the timed actions, and a `Counter` per case (``StoreMetricLabels/actions``)
 /// counts every action, so rates stay exact while the clock is read for one action in N. With
-/// histograms, each store counts its untimed actions of top-level cases in cells of its own,
-/// with no call into the instrumentation, and each publication adds up what the stores
-/// counted (a store that goes away hands its counts over first).
+/// histograms, each store counts its untimed actions in cells of its own, with no call into
+/// the instrumentation (except those of a case whose payload is an enum, `child(.toggle)`,
+/// which a call labels), and each publication adds up what the stores counted (a store that
+/// goes away hands its counts over first).
 ///
 /// ```swift
 /// let registry = PrometheusCollectorRegistry()

@@ -45,24 +45,17 @@ struct MetricsState {
     }
   }
 
-  /// What one publication adds to the counters of one case.
+  /// What one publication adds to the counters of one case's two histograms.
   struct HistogramPublication {
-    /// The timed actions' counts for the case's two histograms; `nil` when none was timed
-    /// since the last publication and only the stores' own counts of untimed actions moved.
-    var histograms:
-      (
-        queueWait: (counters: HistogramCounters, counts: PendingHistograms.Counts),
-        reduce: (counters: HistogramCounters, counts: PendingHistograms.Counts)
-      )?
+    var queueWait: (counters: HistogramCounters, counts: PendingHistograms.Counts)
+    var reduce: (counters: HistogramCounters, counts: PendingHistograms.Counts)
     /// When sampling: the case's action counter, and the actions reduced since the last
     /// publication, timed or not.
     var actions: (counter: Counter, count: UInt64)?
 
     func publish() {
-      if let histograms {
-        histograms.queueWait.counters.publish(histograms.queueWait.counts)
-        histograms.reduce.counters.publish(histograms.reduce.counts)
-      }
+      queueWait.counters.publish(queueWait.counts)
+      reduce.counters.publish(reduce.counts)
       if let actions, actions.count > 0 {
         actions.counter.increment(by: Int64(clamping: actions.count))
       }
@@ -86,9 +79,8 @@ struct MetricsState {
   /// ``StoreMetricLabels/actions`` counter per case.
   private let countsActions: Bool
   /// The cells of the stores that count their untimed actions themselves (sampling with
-  /// histograms), and what has been published of their sum, by slot.
+  /// histograms); ``takePending()`` publishes them with the threads' counts.
   private var storeCounts = StoreCaseCountsRegistry()
-  private var publishedStoreUntimed: [UInt64] = []
   private let store: String
   private let factory: any MetricsFactory
 
@@ -155,12 +147,15 @@ struct MetricsState {
     storeCounts.retire(id: id)
   }
 
-  /// Takes every unpublished count with the counters it goes to, creating the counters of a
-  /// case at its first publication.
+  /// Takes every unpublished count (the threads' and the stores' own) with the counters it
+  /// goes to, creating the counters of a case at its first publication.
   mutating func takePending() -> [HistogramPublication] {
-    guard let taken = pending?.takeLocked(), let bounds = pending?.bounds else { return [] }
-    var storeUntimed = takeStoreUntimed()
-    var publications = taken.map { entry in
+    var storeUntimed: [UInt64] = []
+    storeCounts.addUntimed(to: &storeUntimed)
+    guard let taken = pending?.takeLocked(storeUntimed: storeUntimed),
+      let bounds = pending?.bounds
+    else { return [] }
+    return taken.map { entry in
       let counters: (queueWait: HistogramCounters, reduce: HistogramCounters)
       if entry.slot < histograms.count, let existing = histograms[entry.slot] {
         counters = existing
@@ -178,41 +173,12 @@ struct MetricsState {
       }
       var actions: (counter: Counter, count: UInt64)?
       if countsActions {
-        var count = entry.reduce.total &+ entry.untimed
-        if entry.slot < storeUntimed.count {
-          count &+= storeUntimed[entry.slot]
-          storeUntimed[entry.slot] = 0
-        }
-        actions = (actionCounter(entry.slot), count)
+        actions = (actionCounter(entry.slot), entry.reduce.total &+ entry.untimed)
       }
       return HistogramPublication(
-        histograms: (
-          queueWait: (counters.queueWait, entry.queueWait),
-          reduce: (counters.reduce, entry.reduce)
-        ),
+        queueWait: (counters.queueWait, entry.queueWait), reduce: (counters.reduce, entry.reduce),
         actions: actions)
     }
-    // Cases of which the stores counted actions and no thread timed one since.
-    for (slot, count) in storeUntimed.enumerated() where count > 0 {
-      publications.append(
-        HistogramPublication(histograms: nil, actions: (actionCounter(slot), count)))
-    }
-    return publications
-  }
-
-  /// What the stores counted of their untimed actions since the last call, by slot.
-  private mutating func takeStoreUntimed() -> [UInt64] {
-    var totals: [UInt64] = []
-    storeCounts.addUntimed(to: &totals)
-    if publishedStoreUntimed.count < totals.count {
-      publishedStoreUntimed += repeatElement(0, count: totals.count - publishedStoreUntimed.count)
-    }
-    var delta = totals
-    for slot in totals.indices {
-      delta[slot] = totals[slot] &- publishedStoreUntimed[slot]
-      publishedStoreUntimed[slot] = totals[slot]
-    }
-    return delta
   }
 
   /// The action counter of `slot`'s case, created on first use; when sampling.

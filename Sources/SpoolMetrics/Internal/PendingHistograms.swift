@@ -38,19 +38,28 @@ struct PendingHistograms {
 
   /// Hands out, per slot that counted anything since the last call, what it counted.
   ///
+  /// - Parameter storeUntimed: Per slot, the untimed actions the stores counted in cells of
+  ///   their own since they were made (``StoreCaseCountsRegistry``): added to the threads'
+  ///   untimed counts, and handed out as they are.
+  ///
   /// A count recorded while this runs is handed out now or by the next call, never twice and
-  /// never lost: cells only grow, and this publishes the difference from what it read before.
-  mutating func takeLocked() -> [
+  /// never lost: cells only grow (and `storeUntimed` with them), and this publishes the
+  /// difference from what it read before.
+  mutating func takeLocked(storeUntimed: [UInt64]) -> [
     (slot: Int, queueWait: Counts, reduce: Counts, untimed: UInt64)
   ] {
     var totals: [UInt64] = []
     for thread in threads.threads {
       ThreadHistograms.addCountsLocked(of: thread, to: &totals, bucketsPerKind: bucketsPerKind)
     }
+    let stride = ThreadHistograms.stride(bucketsPerKind: bucketsPerKind)
+    if totals.count < storeUntimed.count * stride {
+      totals += repeatElement(0, count: storeUntimed.count * stride - totals.count)
+    }
+    for (slot, count) in storeUntimed.enumerated() { totals[slot * stride + stride - 1] &+= count }
     if published.count < totals.count {
       published += repeatElement(0, count: totals.count - published.count)
     }
-    let stride = ThreadHistograms.stride(bucketsPerKind: bucketsPerKind)
     var taken: [(slot: Int, queueWait: Counts, reduce: Counts, untimed: UInt64)] = []
     for slot in 0..<totals.count / stride {
       let base = slot * stride
