@@ -318,7 +318,9 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
     let slot = try await held(id)
     // The hold (`RegistrySlot`) keeps the slot live until it is given back, at the end.
     defer { slot._withUnsafeGuaranteedRef { $0.release() } }
-    return await slot._withUnsafeGuaranteedRef { $0.store }.send(action)
+    // The slot's copy of the store's entry: an idle store's send loads no `Store` object.
+    if let task = slot._withUnsafeGuaranteedRef({ $0.trySendEntry(action, nil) }) { return task }
+    return await slot._withUnsafeGuaranteedRef { $0.store }.sendEntry(action)
   }
 
   /// Reduces `action` in the store of `id` and returns what `read` takes from the state right
@@ -342,7 +344,10 @@ public final class StoreRegistry<ID: Hashable & Sendable, State: Sendable, Actio
     let slot = try await held(id)
     // The hold (`RegistrySlot`) keeps the slot live until it is given back, at the end.
     defer { slot._withUnsafeGuaranteedRef { $0.release() } }
-    return await slot._withUnsafeGuaranteedRef { $0.store }.send(action, reading: read)
+    // The slot's copy of the store's entry: an idle store's send loads no `Store` object.
+    let entry = slot._withUnsafeGuaranteedRef { $0.trySendEntry }
+    if let value = Store.trySend(action, reading: read, through: entry) { return value }
+    return await slot._withUnsafeGuaranteedRef { $0.store }.sendReadingOnExecutor(action, read)
   }
 
   /// The slot of `key`, held, if its store is live and its shard has a published snapshot:

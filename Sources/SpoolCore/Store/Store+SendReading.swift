@@ -28,18 +28,27 @@ extension Store {
     // Through the entry that the store's `init` specialized for its reducer, as `send`: the
     // core's own methods are generic over the reducer, and each call of one costs metadata
     // lookups and witness-table copies of the state and the reducer.
+    if let value = Self.trySend(action, reading: read, through: trySendEntry) { return value }
+    return await sendReadingOnExecutor(action, read)
+  }
+
+  /// Reduces `action` through `entry` (a store's `trySendEntry`) and returns what `read` takes
+  /// from the state after it, or `nil` when the store is busy and nothing was reduced.
+  @inlinable
+  static func trySend<Value>(
+    _ action: Action, reading read: (State) -> Value,
+    through entry: @Sendable (Action, ((State) -> Void)?) -> StoreTask?
+  ) -> Value? {
     var value: Value?
     // The reader runs before the entry returns: it does not escape.
     let reduced = withoutActuallyEscaping({ (state: State) in value = read(state) }) {
-      trySendEntry(action, $0) != nil
+      entry(action, $0) != nil
     }
-    if reduced {
-      guard let value else {
-        preconditionFailure("Internal inconsistency: a send returned without its read")
-      }
-      return value
+    guard reduced else { return nil }
+    guard let value else {
+      preconditionFailure("Internal inconsistency: a send returned without its read")
     }
-    return await sendReadingOnExecutor(action, read)
+    return value
   }
 
   /// ``send(_:reading:)`` when the store is busy, or runs on an executor it was given.

@@ -3,6 +3,8 @@ import ConcurrencyExtras
 import Synchronization
 import Testing
 
+import class Foundation.Thread
+
 @testable import SpoolCore
 
 /// `StoreRegistry`: get-or-create, eviction (idle, bound, policy), holding a store against
@@ -352,6 +354,37 @@ struct StoreRegistryTests {
     #expect(saved[0]?.count == senders / 2 * perSender)
     #expect(saved[1]?.count == senders / 2 * perSender)
     #expect(harness.creationCount == harness.evictions.values.count)
+  }
+
+  /// Sends through the registry while another producer floods the same store, so that sends
+  /// find it busy and wait for it on its executor: each read sees its own action right after
+  /// it, and no action is lost.
+  @Test func sendsToABusyStoreWaitForItAndLoseNoAction() async throws {
+    let harness = Harness()
+    let registry = harness.registry
+    let store = try await registry.withStore(1) { $0 }
+    let rounds = StressTests.underThreadSanitizer ? 500 : 3_000
+    let otherActions = StressTests.underThreadSanitizer ? 20_000 : 100_000
+    let otherDone = Latch()
+    let other = Thread {
+      for _ in 0..<otherActions { store.enqueue(.other("o")) }
+      otherDone.open()
+    }
+    other.start()
+    for round in 0..<rounds {
+      if round.isMultiple(of: 2) {
+        try await registry.send(.add(1), to: 1)
+      } else {
+        let (count, last) = try await registry.send(.add(1), to: 1) { ($0.count, $0.log.last) }
+        #expect(count == round + 1)
+        #expect(last == "add")
+      }
+    }
+    await otherDone.wait()
+    await registry.shutdown(deadline: .now)
+    let saved = try #require(harness.database.value[1])
+    #expect(saved.count == rounds)
+    #expect(saved.log.count == rounds + otherActions)
   }
 
   /// Idle eviction racing sends: the clock advances past the timeout while senders send.
