@@ -29,9 +29,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
   ],
   targets: [
-    benchmarkTarget("StoreBenchmarks"),
+    benchmarkTarget(
+      "StoreBenchmarks",
+      extra: [.product(name: "Dependencies", package: "swift-dependencies")]),
     benchmarkTarget("EffectsBenchmarks"),
     benchmarkTarget("CancellationBenchmarks"),
     benchmarkTarget(

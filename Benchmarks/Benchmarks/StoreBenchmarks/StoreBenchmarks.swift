@@ -63,6 +63,8 @@ let benchmarks: @Sendable () -> Void = {
     blackHole(count.withLock { $0 })
   }
 
+  dependencyReadBenchmarks()
+
   for rows in [1_000, 10_000] {
     Benchmark(
       "Store.enqueue todos row action (\(rows) rows)",
