@@ -9,73 +9,63 @@ import Spool
 func dependencyReadBenchmarks() {
   // A thousand actions an iteration, not a million: a read of a constrained existential costs
   // microseconds.
-  let dependencyReadConfiguration = Benchmark.Configuration(scalingFactor: .kilo)
+  let configuration = Benchmark.Configuration(scalingFactor: .kilo)
 
   Benchmark(
     "Store.send reading @Dependency(\\.continuousClock) (any Clock<Duration>)",
-    configuration: dependencyReadConfiguration
+    configuration: configuration
   ) { benchmark in
-    let store = Store(initialState: 0) { ExistentialClockReader() }
-    benchmark.startMeasurement()
-    for _ in benchmark.scaledIterations { await store.send(()) }
-    benchmark.stopMeasurement()
-    blackHole(await store.state)
+    await measureSends(benchmark, to: Store(initialState: 0) { ExistentialClockReader() })
   }
 
   Benchmark(
     "Store.send reading @Dependency(\\.continuousClock) set by withDependencies",
-    configuration: dependencyReadConfiguration
+    configuration: configuration
   ) { benchmark in
     let store = Store(initialState: 0) {
       ExistentialClockReader()
     } withDependencies: {
       $0.continuousClock = ContinuousClock()
     }
-    benchmark.startMeasurement()
-    for _ in benchmark.scaledIterations { await store.send(()) }
-    benchmark.stopMeasurement()
-    blackHole(await store.state)
+    await measureSends(benchmark, to: store)
   }
 
   Benchmark(
     "Store.send reading a @Dependency of a concrete type set by withDependencies",
-    configuration: dependencyReadConfiguration
+    configuration: configuration
   ) { benchmark in
     let store = Store(initialState: 0) {
       ConcreteSleeperReader()
     } withDependencies: {
       $0[Sleeper.self] = Sleeper { try await ContinuousClock().sleep(for: $0) }
     }
-    benchmark.startMeasurement()
-    for _ in benchmark.scaledIterations { await store.send(()) }
-    benchmark.stopMeasurement()
-    blackHole(await store.state)
+    await measureSends(benchmark, to: store)
   }
 
   Benchmark(
     "Store.send reading a @Dependency of a concrete type",
-    configuration: dependencyReadConfiguration
+    configuration: configuration
   ) { benchmark in
-    let store = Store(initialState: 0) { ConcreteSleeperReader() }
-    benchmark.startMeasurement()
-    for _ in benchmark.scaledIterations { await store.send(()) }
-    benchmark.stopMeasurement()
-    blackHole(await store.state)
+    await measureSends(benchmark, to: Store(initialState: 0) { ConcreteSleeperReader() })
   }
 
-  Benchmark(
-    "Store.send reading no dependency",
-    configuration: dependencyReadConfiguration
-  ) { benchmark in
-    let store = Store(initialState: 0) { Reduce<Int, Void> { count, _ in
-      count &+= 1
-      return .none
-    } }
-    benchmark.startMeasurement()
-    for _ in benchmark.scaledIterations { await store.send(()) }
-    benchmark.stopMeasurement()
-    blackHole(await store.state)
+  Benchmark("Store.send reading no dependency", configuration: configuration) { benchmark in
+    let store = Store(initialState: 0) {
+      Reduce<Int, Void> { count, _ in
+        count &+= 1
+        return .none
+      }
+    }
+    await measureSends(benchmark, to: store)
   }
+}
+
+/// Sends the benchmark's scaled iterations of `()` to `store`, awaited one at a time.
+func measureSends(_ benchmark: Benchmark, to store: Store<Int, Void>) async {
+  benchmark.startMeasurement()
+  for _ in benchmark.scaledIterations { await store.send(()) }
+  benchmark.stopMeasurement()
+  blackHole(await store.state)
 }
 
 /// Reads the clock in each action, as a reducer that arms a timer does.
