@@ -213,15 +213,17 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// The current state.
   ///
   /// Read with the store's lock: at once when the store is idle, after the current pass when
-  /// it is busy.
+  /// it is busy. The read runs on the global concurrent executor, not in the store, so a
+  /// caller already there (a server's request handler) reads an idle store without a hop.
   ///
   /// ```swift
   /// let count = await store.state.count
   /// ```
-  // Isolated to the store, not `nonisolated(nonsending)`: built that way with Swift 6.3.1,
-  // a release build crashed (a bad pointer as the caller's isolation) when a read that had
-  // waited for a busy store resumed in its caller.
-  public var state: State {
+  // `nonisolated` (runs on the global concurrent executor; the package does not enable
+  // NonisolatedNonsendingByDefault), not `nonisolated(nonsending)`: built that way with Swift
+  // 6.3.1, a release build crashed (a bad pointer as the caller's isolation) when a read that
+  // had waited for a busy store resumed in its caller.
+  public nonisolated var state: State {
     get async {
       if let state = core.tryReadState() { return state }
       return await core.readState(isolation: core.isolation)

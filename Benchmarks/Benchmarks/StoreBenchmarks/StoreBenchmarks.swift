@@ -31,6 +31,17 @@ let benchmarks: @Sendable () -> Void = {
     blackHole(await store.state.count)
   }
 
+  // A request handler's read, from a task on the global executor.
+  Benchmark("Store.state read (awaited, idle store)") { benchmark in
+    let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
+    await store.send(.increment)
+    var total = 0
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations { total &+= await store.state.count }
+    benchmark.stopMeasurement()
+    blackHole(total)
+  }
+
   Benchmark("Store.enqueue counter (4 producers)") { benchmark in
     let store = Store(initialState: CounterFeature.State()) { CounterFeature() }
     let share = benchmark.scaledIterations.count / 4
