@@ -213,16 +213,17 @@ public actor Store<State: Sendable, Action: Sendable> {
   /// The current state.
   ///
   /// Read with the store's lock: at once when the store is idle, after the current pass when
-  /// it is busy. The read runs on the global concurrent executor, not in the store, so a
-  /// caller already there (a server's request handler) reads an idle store without a hop.
+  /// it is busy. The read is not isolated to the store: a caller that is not isolated to an
+  /// actor (a server's request handler) reads an idle store without a hop.
   ///
   /// ```swift
   /// let count = await store.state.count
   /// ```
-  // `nonisolated` (runs on the global concurrent executor; the package does not enable
-  // NonisolatedNonsendingByDefault), not `nonisolated(nonsending)`: built that way with Swift
-  // 6.3.1, a release build crashed (a bad pointer as the caller's isolation) when a read that
-  // had waited for a busy store resumed in its caller.
+  // `nonisolated` (runs where nonisolated async code runs: the global concurrent executor, or
+  // the task's preferred executor; the package does not enable NonisolatedNonsendingByDefault),
+  // not `nonisolated(nonsending)`: built that way with Swift 6.3.1, a release build crashed (a
+  // bad pointer as the caller's isolation) when a read that had waited for a busy store resumed
+  // in its caller.
   public nonisolated var state: State {
     get async {
       if let state = core.tryReadState() { return state }

@@ -357,8 +357,8 @@ struct StoreRegistryTests {
   }
 
   /// Sends through the registry while another producer floods the same store, so that sends
-  /// find it busy and wait for it on its executor: each read sees its own action right after
-  /// it, and no action is lost.
+  /// can find it busy and then wait for it on its executor (the flood does not force it): each
+  /// read sees its own action right after it, and no action is lost.
   @Test func sendsToABusyStoreWaitForItAndLoseNoAction() async throws {
     let harness = Harness()
     let registry = harness.registry
