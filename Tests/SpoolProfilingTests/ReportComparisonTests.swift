@@ -71,18 +71,22 @@ import Testing
       $0.cores = 8
       $0.allowedCores = 8
       $0.crossCoreRoundTripNanoseconds = 400
+      $0.timeSource = "monotonicClock"
+      $0.clockReadNanoseconds = 27.5
     }
     let comparison = ReportComparison(base: Fixtures.report(), new: other, threshold: threshold)
     #expect(
       comparison.machineDifferences == [
         "CPU 'Test CPU @ 3.00GHz' vs 'Other CPU'", "cores 2 vs 8", "cores allowed 2 vs 8",
-        "cross-core round trip 180ns vs 400ns",
+        "cross-core round trip 180ns vs 400ns", "clock counter vs monotonicClock",
+        "clock read 11.4ns vs 27.5ns",
       ])
     #expect(
       comparison.text().hasPrefix(
         "warning: the reports come from different machines: CPU 'Test CPU @ 3.00GHz' vs "
           + "'Other CPU', cores 2 vs 8, cores allowed 2 vs 8, cross-core round trip 180ns vs "
-          + "400ns; their ratios are not comparable\n"))
+          + "400ns, clock counter vs monotonicClock, clock read 11.4ns vs 27.5ns; their ratios "
+          + "are not comparable\n"))
     // A warning, not a regression: the exit status does not change.
     #expect(!comparison.hasRegressions)
   }
@@ -95,11 +99,24 @@ import Testing
     }
   }
 
+  @Test func aClockReadWithin25PercentIsTheSameMachine() {
+    for (clockRead, differs) in [(14.2, false), (9.2, false), (14.3, true), (9.1, true)] {
+      let new = report { $0.clockReadNanoseconds = clockRead }
+      let comparison = ReportComparison(base: Fixtures.report(), new: new, threshold: threshold)
+      #expect(
+        comparison.machineDifferences
+          == (differs ? [String(format: "clock read 11.4ns vs %.1fns", clockRead)] : []),
+        "\(clockRead)")
+    }
+  }
+
   @Test func aFigureOnlyOneReportHasIsNotADifference() {
     let old = report {
       $0.cpuModel = nil
       $0.allowedCores = nil
       $0.crossCoreRoundTripNanoseconds = nil
+      $0.timeSource = nil
+      $0.clockReadNanoseconds = nil
     }
     for (base, new) in [(old, Fixtures.report()), (Fixtures.report(), old)] {
       let comparison = ReportComparison(base: base, new: new, threshold: threshold)

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolCore
 import Testing
 
 @testable import SpoolProfiling
@@ -23,8 +24,10 @@ import Testing
       == environment.date.timeIntervalSince1970)
     let allowed = environment.allowedCores ?? 0
     #expect(allowed >= 1 && allowed <= environment.cores)
-    // Cheap by default: the round trip is only measured when asked for.
+    // Cheap by default: the round trip and the clock read are only measured when asked for.
     #expect(environment.crossCoreRoundTripNanoseconds == nil)
+    #expect(environment.clockReadNanoseconds == nil)
+    #expect(environment.timeSource == SpoolTime.source.rawValue)
     if let model = environment.cpuModel {
       #expect(!model.isEmpty && !model.contains("\n"))
       #expect(model.trimmingCharacters(in: .whitespaces) == model)
@@ -66,6 +69,23 @@ import Testing
     #expect(header.last?.contains("cross-core round trip ") == true)
   }
 
+  /// A figure on any machine, unless the monotonic clock stood still; its size is not
+  /// asserted, which depends on the machine and on what else it runs.
+  @Test func theClockReadIsAFigureThatTheHeaderShows() {
+    let environment = ReportEnvironment.current(measuringClockReads: true)
+    #expect(environment.crossCoreRoundTripNanoseconds == nil)
+    let header = environment.headerLines().joined(separator: "\n")
+    guard let nanoseconds = environment.clockReadNanoseconds else {
+      #expect(!header.contains("per read"))
+      return
+    }
+    #expect(nanoseconds.isFinite && nanoseconds > 0)
+    #expect(
+      header.hasSuffix(
+        "clock: \(SpoolTime.source.rawValue), "
+          + String(format: "%.1fns per read", nanoseconds)))
+  }
+
   @Test func withOneCoreAllowedThereIsNoRoundTrip() throws {
     let cpu = try #require(CrossCoreLatency.allowedCPUs()?.first)
     // Written by the pinned thread; read after pthread_join, which orders the two.
@@ -85,7 +105,7 @@ import Testing
     #expect(environment.allowedCores == 1)
     #expect(environment.crossCoreRoundTripNanoseconds == nil)
     let header = environment.headerLines()
-    #expect(header.last?.hasSuffix("cross-core round trip n/a (one core allowed)") == true)
+    #expect(header.last?.contains("cross-core round trip n/a (one core allowed)") == true)
     if environment.cores > 1 {
       #expect(header[0].contains("· \(environment.cores) cores (1 allowed) ·"))
     }
@@ -96,12 +116,17 @@ import Testing
       Fixtures.environment.headerLines() == [
         "test-host · 2 cores · Linux 6.8.0-test · Swift 6.3.1 release · abababababab · "
           + "2025-06-15T15:06:40Z",
-        "Test CPU @ 3.00GHz · cross-core round trip 180ns",
+        "Test CPU @ 3.00GHz · cross-core round trip 180ns · clock: counter, 11.4ns per read",
       ])
+    var unmeasured = Fixtures.environment
+    unmeasured.clockReadNanoseconds = nil
+    #expect(unmeasured.headerLines().last?.hasSuffix("180ns · clock: counter") == true)
     var old = Fixtures.environment
     old.cpuModel = nil
     old.allowedCores = nil
     old.crossCoreRoundTripNanoseconds = nil
+    old.timeSource = nil
+    old.clockReadNanoseconds = nil
     // A report from before the fields: the header it always had, and nothing claimed.
     #expect(old.headerLines().count == 1)
     let table = String(decoding: Fixtures.report().rendered(as: .table), as: UTF8.self)
@@ -118,9 +143,15 @@ import Testing
     #expect(report.environment.cpuModel == nil)
     #expect(report.environment.allowedCores == nil)
     #expect(report.environment.crossCoreRoundTripNanoseconds == nil)
+    #expect(report.environment.timeSource == nil)
+    #expect(report.environment.clockReadNanoseconds == nil)
     // Written again, it still has none of them: absent, not null.
     let text = String(decoding: report.rendered(as: .json), as: UTF8.self)
-    for key in ["cpuModel", "allowedCores", "crossCoreRoundTripNanoseconds"] {
+    let keys = [
+      "cpuModel", "allowedCores", "crossCoreRoundTripNanoseconds", "timeSource",
+      "clockReadNanoseconds",
+    ]
+    for key in keys {
       #expect(!text.contains(key))
     }
   }
@@ -133,6 +164,8 @@ import Testing
     let text = try String(contentsOfFile: path, encoding: .utf8)
     #expect(text.contains(#""cpuModel" : "Test CPU @ 3.00GHz""#))
     #expect(text.contains(#""crossCoreRoundTripNanoseconds" : 180.5"#))
+    #expect(text.contains(#""timeSource" : "counter""#))
+    #expect(text.contains(#""clockReadNanoseconds" : 11.4"#))
     let loaded = try Report.load(from: path)
     #expect(loaded == Fixtures.report())
     #expect(loaded.environment.allowedCores == 2)

@@ -146,6 +146,16 @@ import Testing
       "has an impossible value: workloads[0].actions is -5; a count or size cannot be negative")
   }
 
+  @Test func aNegativeClockReadNamesItsField() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    var report = Fixtures.report()
+    report.environment.clockReadNanoseconds = -1
+    let path = directory.file("negative-clock.json")
+    try report.write(to: path, format: .json)
+    expectError(path, .impossibleValue, "environment.clockReadNanoseconds is -1")
+  }
+
   @Test func aReportFileReadsBack() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }

@@ -64,8 +64,9 @@ package struct BenchRunner: Sendable {
       return 0
     }
     guard let folder = preparedFolder(options) else { return 1 }
-    // Before any workload: the round trip is the machine's, not the machine after a run.
-    let environment = ReportEnvironment.current(measuringCrossCoreLatency: true)
+    // Before any workload: the figures are the machine's, not the machine after a run.
+    let environment = ReportEnvironment.current(
+      measuringCrossCoreLatency: true, measuringClockReads: true)
     let selected = options.workloads.isEmpty
       ? workloads.filter(\.isStandard)
       : options.workloads.compactMap { name in workloads.first { $0.name == name } }

@@ -9,7 +9,8 @@ import Foundation
 ///
 /// Ratios of reports made on different machines measure the machines as much as the code:
 /// ``machineDifferences`` lists what tells the two apart (processor model, cores, cross-core
-/// round trip), and ``text()`` then begins with a warning.
+/// round trip, the clock and what a read of it costs), and ``text()`` then begins with a
+/// warning.
 ///
 /// ```swift
 /// let comparison = ReportComparison(

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolCore
 
 #if canImport(Glibc)
   import Glibc
@@ -8,36 +9,44 @@ import Foundation
 
 extension ReportEnvironment {
   /// The environment of this process: host, cores, processor, kernel, compiler, build
-  /// configuration, and the git commit of the working directory; with
-  /// `measuringCrossCoreLatency`, also the cross-core round trip.
+  /// configuration, the git commit of the working directory and the instrumentation's time
+  /// source; with `measuringCrossCoreLatency`, also the cross-core round trip, and with
+  /// `measuringClockReads`, what a clock read costs.
   ///
   /// Nothing here fails: a value that cannot be found is `"unknown"` (or `nil` for the
   /// optional fields: the commit when `git` is missing or the directory is not a checkout, the
   /// processor model when `/proc/cpuinfo` names none).
   ///
-  /// Without `measuringCrossCoreLatency` this is cheap (a few files read, `git rev-parse`).
-  /// With it, two threads bounce a cache line between two CPUs for up to a few hundred
-  /// milliseconds first (see ``crossCoreRoundTripNanoseconds``); `spool bench` asks for it
-  /// before it runs any workload.
+  /// Without the measurements this is cheap: a few files read, `git rev-parse`, and, the
+  /// first time `SpoolTime` is read in the process, its 2 ms calibration. With the round trip,
+  /// two threads bounce a cache line between two CPUs for up to a few hundred milliseconds
+  /// first (see ``crossCoreRoundTripNanoseconds``); the clock reads take a few milliseconds
+  /// (see ``clockReadNanoseconds``). `spool bench` asks for both before it runs any workload.
   ///
   /// - Parameters:
   ///   - date: The report's date; truncated to whole seconds.
   ///   - measuringCrossCoreLatency: Whether to measure ``crossCoreRoundTripNanoseconds``;
   ///     without it, the field is `nil`.
+  ///   - measuringClockReads: Whether to measure ``clockReadNanoseconds``; without it, the
+  ///     field is `nil`.
   ///
   /// ```swift
   /// let report = Report(environment: .current(), workloads: workloads)
-  /// let measured = ReportEnvironment.current(measuringCrossCoreLatency: true)
+  /// let measured = ReportEnvironment.current(
+  ///   measuringCrossCoreLatency: true, measuringClockReads: true)
   /// ```
   public static func current(
-    date: Date = Date(), measuringCrossCoreLatency: Bool = false
+    date: Date = Date(), measuringCrossCoreLatency: Bool = false,
+    measuringClockReads: Bool = false
   ) -> ReportEnvironment {
     ReportEnvironment(
       hostName: hostName(), cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))),
       kernel: kernel(), swiftVersion: swiftVersion, buildConfiguration: buildConfiguration,
       gitCommit: gitCommit(), date: date, cpuModel: cpuModel(),
       allowedCores: CrossCoreLatency.allowedCPUs()?.count,
-      crossCoreRoundTripNanoseconds: measuringCrossCoreLatency ? CrossCoreLatency.measure() : nil)
+      crossCoreRoundTripNanoseconds: measuringCrossCoreLatency ? CrossCoreLatency.measure() : nil,
+      timeSource: SpoolTime.source.rawValue,
+      clockReadNanoseconds: measuringClockReads ? ClockReadCost.measure() : nil)
   }
 
   /// The first `model name` of `/proc/cpuinfo`, or `nil` when the file cannot be read or has

@@ -14,6 +14,9 @@ extension Report {
     if let roundTrip = environment.crossCoreRoundTripNanoseconds {
       check.figure(roundTrip, "environment.crossCoreRoundTripNanoseconds")
     }
+    if let clockRead = environment.clockReadNanoseconds {
+      check.figure(clockRead, "environment.clockReadNanoseconds")
+    }
     for (index, workload) in workloads.enumerated() {
       check.workload(workload, "workloads[\(index)]")
       if let problem = check.problem { return problem }

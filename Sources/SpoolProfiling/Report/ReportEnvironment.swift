@@ -2,9 +2,11 @@ import Foundation
 
 /// Where and how a report was made: machine, kernel, toolchain, build and commit.
 ///
-/// The processor fields (``cpuModel``, ``allowedCores``, ``crossCoreRoundTripNanoseconds``)
-/// are optional: reports written before they existed have none of them, and the round trip is
-/// only measured when asked for (see ``current(date:measuringCrossCoreLatency:)``).
+/// The processor and clock fields (``cpuModel``, ``allowedCores``,
+/// ``crossCoreRoundTripNanoseconds``, ``timeSource``, ``clockReadNanoseconds``) are optional:
+/// reports written before they existed have none of them, and the round trip and the clock
+/// read are only measured when asked for (see
+/// ``current(date:measuringCrossCoreLatency:measuringClockReads:)``).
 ///
 /// ```swift
 /// let environment = ReportEnvironment.current()
@@ -36,6 +38,14 @@ public struct ReportEnvironment: Codable, Sendable, Equatable {
   /// measured by two threads pinned to two allowed CPUs; `nil` when not measured, when fewer
   /// than two CPUs are allowed, and in older reports.
   public var crossCoreRoundTripNanoseconds: Double?
+  /// Where the instrumentation's timestamps came from: `SpoolTime.Source`'s raw value,
+  /// `counter` (the processor's counter, the TSC on x86-64) or `monotonicClock`
+  /// (`clock_gettime(CLOCK_MONOTONIC)`); `nil` in older reports.
+  public var timeSource: String?
+  /// What one `SpoolTime.now()` cost, in nanoseconds: the median of a few runs of reads back
+  /// to back. An instrumented store pays it once or twice per timed action. `nil` when not
+  /// measured and in older reports.
+  public var clockReadNanoseconds: Double?
 
   /// Creates an environment from known values; `date` is truncated to whole seconds so that
   /// the model reads back from JSON unchanged.
@@ -44,13 +54,15 @@ public struct ReportEnvironment: Codable, Sendable, Equatable {
   /// let environment = ReportEnvironment(
   ///   hostName: "ci-1", cores: 2, kernel: "Linux 6.8.0", swiftVersion: "6.3.1",
   ///   buildConfiguration: "release", gitCommit: nil, date: Date(),
-  ///   cpuModel: "AMD EPYC 7B13", allowedCores: 2, crossCoreRoundTripNanoseconds: 180
+  ///   cpuModel: "AMD EPYC 7B13", allowedCores: 2, crossCoreRoundTripNanoseconds: 180,
+  ///   timeSource: "counter", clockReadNanoseconds: 11.2
   /// )
   /// ```
   public init(
     hostName: String, cores: Int, kernel: String, swiftVersion: String,
     buildConfiguration: String, gitCommit: String?, date: Date, cpuModel: String? = nil,
-    allowedCores: Int? = nil, crossCoreRoundTripNanoseconds: Double? = nil
+    allowedCores: Int? = nil, crossCoreRoundTripNanoseconds: Double? = nil,
+    timeSource: String? = nil, clockReadNanoseconds: Double? = nil
   ) {
     self.hostName = hostName
     self.cores = cores
@@ -62,5 +74,7 @@ public struct ReportEnvironment: Codable, Sendable, Equatable {
     self.cpuModel = cpuModel
     self.allowedCores = allowedCores
     self.crossCoreRoundTripNanoseconds = crossCoreRoundTripNanoseconds
+    self.timeSource = timeSource
+    self.clockReadNanoseconds = clockReadNanoseconds
   }
 }

@@ -7,7 +7,8 @@ enum Fixtures {
     hostName: "test-host", cores: 2, kernel: "Linux 6.8.0-test", swiftVersion: "6.3.1",
     buildConfiguration: "release", gitCommit: String(repeating: "ab", count: 20),
     date: Date(timeIntervalSince1970: 1_750_000_000), cpuModel: "Test CPU @ 3.00GHz",
-    allowedCores: 2, crossCoreRoundTripNanoseconds: 180.5)
+    allowedCores: 2, crossCoreRoundTripNanoseconds: 180.5, timeSource: "counter",
+    clockReadNanoseconds: 11.4)
 
   static func summary(p50: UInt64, p99: UInt64) -> LatencySummary {
     LatencySummary(
