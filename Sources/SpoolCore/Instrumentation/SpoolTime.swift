@@ -21,9 +21,10 @@ import CSpoolTime
 /// `clock_gettime(CLOCK_MONOTONIC)`.
 ///
 /// Why the counter: on a VM a counter read costs about a third of a `clock_gettime` call, and
-/// an instrumented store reads the time twice per action (at enqueue and after the reduce),
-/// the largest part of what instrumentation costs a cheap reducer
-/// (`spool bench instrumentation`). ``source`` says which source is in use.
+/// an instrumented store reads the time twice per timed action (at enqueue, or before a reduce
+/// on the producer's thread, and after the reduce), the largest part of what instrumentation
+/// costs a cheap reducer (`spool bench instrumentation`). ``source`` says which source is in
+/// use; `spool bench` prints it with what one read costs.
 ///
 /// ```swift
 /// let start = SpoolTime.now()
