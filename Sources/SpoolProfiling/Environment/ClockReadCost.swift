@@ -10,10 +10,11 @@ import Synchronization
 /// not count. The first reading of `SpoolTime` calibrates its counter (2 ms) before any
 /// timing.
 ///
-/// Why a report carries it: a store that times every action reads the clock once or twice per
-/// action, so this figure sets the floor of what timing every action costs a cheap reducer
-/// (`spool bench instrumentation`'s `spool-clock-only` row). It differs several-fold between
-/// a counter read and a `clock_gettime` call, and between a machine and a VM on it.
+/// Why a report carries it: a store that times every action reads the clock twice per action
+/// (in a drain, one of the two on the producer's thread), so this figure sets the floor of
+/// what timing every action costs a cheap reducer (`spool bench instrumentation`'s
+/// `spool-clock-only` row). It differs several-fold between a counter read and a
+/// `clock_gettime` call, and between a machine and a VM on it.
 ///
 /// ```swift
 /// if let nanoseconds = ClockReadCost.measure() {

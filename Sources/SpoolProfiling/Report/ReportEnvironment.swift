@@ -43,8 +43,8 @@ public struct ReportEnvironment: Codable, Sendable, Equatable {
   /// (`clock_gettime(CLOCK_MONOTONIC)`); `nil` in older reports.
   public var timeSource: String?
   /// What one `SpoolTime.now()` cost, in nanoseconds: the median of a few runs of reads back
-  /// to back. An instrumented store pays it once or twice per timed action. `nil` when not
-  /// measured and in older reports.
+  /// to back. An instrumented store pays it twice per timed action. `nil` when not measured
+  /// and in older reports.
   public var clockReadNanoseconds: Double?
 
   /// Creates an environment from known values; `date` is truncated to whole seconds so that
