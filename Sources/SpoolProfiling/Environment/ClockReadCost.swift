@@ -13,8 +13,9 @@ import Synchronization
 /// Why a report carries it: a store that times every action reads the clock twice per action
 /// (in a drain, one of the two on the producer's thread), so this figure sets the floor of
 /// what timing every action costs a cheap reducer (`spool bench instrumentation`'s
-/// `spool-clock-only` row). It differs several-fold between a counter read and a
-/// `clock_gettime` call, and between a machine and a VM on it.
+/// `spool-clock-only` row). It depends on the source: a `clock_gettime` call
+/// (`SPOOL_TIME_SOURCE=clock`) cost more than twice a counter read on the VM Spool is measured
+/// on.
 ///
 /// ```swift
 /// if let nanoseconds = ClockReadCost.measure() {
