@@ -5,14 +5,18 @@
 # Bounded: each run lasts DURATION, each server is stopped with SIGTERM after its run (and
 # killed if it has not exited 30 s later).
 #
-#   ./load.sh                      # 3 rounds of 10 s per backend, 2 threads, 32 connections
+#   ./load.sh                      # 8 rounds of 10 s per backend, 2 threads, 32 connections
 #   ROUNDS=1 DURATION=5s ./load.sh
 #
-# Prints each run's requests/s and p99 latency, then the medians per backend.
+# Prints each run's requests/s and p99 latency and each round's ratio (Spool over actors),
+# then the medians. A round's ratio moves by several percent by itself on a 2-core machine
+# that also runs wrk (the same server against itself spreads that much), so a claim needs
+# the median of several rounds; the backends take turns going first, so that neither always
+# meets a machine that the other has just warmed.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-8}
 DURATION=${DURATION:-10s}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
@@ -50,7 +54,8 @@ stop_server() {
 }
 
 for round in $(seq "$ROUNDS"); do
-  for backend in spool actors; do
+  if (( round % 2 == 1 )); then order="spool actors"; else order="actors spool"; fi
+  for backend in $order; do
     # Reservations of 1 s, so that reserved carts open again during the run.
     "$server" --backend "$backend" --host 127.0.0.1 --port "$PORT" \
       --reservation-seconds 1 --log-level warning &
@@ -63,12 +68,20 @@ for round in $(seq "$ROUNDS"); do
     p99="$(awk '$1 == "99%" { print $2 }' <<< "$output")"
     errors="$(awk '/Socket errors|Non-2xx/ { printf "%s ", $0 }' <<< "$output")"
     echo "round $round  $backend  requests/s $rps  p99 $p99  ${errors}"
-    echo "$backend $rps $p99" >> "$results"
+    echo "$backend $rps $p99 $round" >> "$results"
   done
+  ratio="$(awk -v r="$round" '$4 == r { v[$1] = $2 }
+    END { printf "%.3f", v["spool"] / v["actors"] }' "$results")"
+  echo "round $round  spool/actors ${ratio}x"
+  echo "ratio $ratio" >> "$results"
 done
 
 # Medians per backend (p99 in milliseconds).
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# Of an even count, the mean of the middle two.
+median() {
+  sort -g | awk '{ v[NR] = $1 }
+    END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 echo
 for backend in spool actors; do
   rps="$(awk -v b="$backend" '$1 == b { print $2 }' "$results" | median)"
@@ -81,3 +94,5 @@ for backend in spool actors; do
     }' "$results" | median)"
   echo "median $backend: requests/s $rps, p99 $p99 ms ($ROUNDS runs)"
 done
+echo "median spool/actors: $(awk '$1 == "ratio" { print $2 }' "$results" | median)x" \
+  "($ROUNDS rounds)"
