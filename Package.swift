@@ -255,7 +255,7 @@ let package = Package(
     // executable), for the tests of "no allocation per action" budgets.
     .target(name: "CSpoolAllocationCounter", path: "Tests/CSpoolAllocationCounter"),
     // The I/O and journal tests need the runtime only (no macros), so that .ci/asan can build
-    // them alone (SPOOL_PACKAGE_IO_TESTS_ONLY below).
+    // them alone (SPOOL_PACKAGE_SUBSET=io below).
     .testTarget(
       name: "SpoolIOTests",
       dependencies: ["SpoolCore", "SpoolIO"]
@@ -318,24 +318,55 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
-// SPOOL_PACKAGE_IO_TESTS_ONLY=1 leaves only what the SpoolIO and SpoolJournal tests build
-// (the runtime, SpoolIO, SpoolJournal, their tests), for .ci/asan: instrumenting the other
-// modules, their tests and swift-syntax would cost CI minutes for code the step never runs.
-// Users never set it.
-if Context.environment["SPOOL_PACKAGE_IO_TESTS_ONLY"] == "1" {
-  let kept: Set = [
-    "CSpoolTime", "SpoolCore", "CSpoolURing", "SpoolIO", "SpoolJournal", "CSpoolAllocationCounter",
-    "SpoolIOTests", "SpoolJournalTests",
-  ]
-  let keptPackages: Set = [
-    "swift-case-paths", "swift-identified-collections", "swift-collections", "swift-dependencies",
-    "swift-clocks", "swift-custom-dump", "xctest-dynamic-overlay", "swift-concurrency-extras",
-  ]
+// Two smaller packages for the sanitizer steps of CI, which compile everything they build with
+// instrumentation and on the 2-core CI machine cannot afford to compile what they never run.
+// Users never set SPOOL_PACKAGE_SUBSET.
+// - `io` (.ci/asan): only what the SpoolIO and SpoolJournal tests build (the runtime, SpoolIO,
+//   SpoolJournal, their tests).
+// - `tsan` (.ci/tsan): everything but SpoolPostgres with its tests and bench (postgres-nio
+//   brings SwiftNIO, swift-nio-ssl and swift-crypto, with two copies of BoringSSL) and the
+//   macro expansion tests (a second, target-side build of swift-syntax); and without the DocC
+//   plugin. The expansion tests are single-threaded; SpoolPostgres' tests run in `swift test`.
+
+/// The name a source-control dependency's URL ends in ("postgres-nio"); nil for others.
+func repositoryName(_ dependency: Package.Dependency) -> String? {
+  guard case .sourceControl(_, let location, _) = dependency.kind else { return nil }
+  return location.split(separator: "/").last.map(String.init)
+}
+
+@MainActor
+func keepOnly(
+  targets kept: Set<String>, products keptProducts: Set<String>, packages keptPackages: Set<String>
+) {
   package.targets.removeAll { !kept.contains($0.name) }
-  package.products.removeAll { !["SpoolCore", "SpoolIO", "SpoolJournal"].contains($0.name) }
-  package.dependencies.removeAll { dependency in
-    guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
-    let name = location.split(separator: "/").last.map(String.init) ?? location
-    return !keptPackages.contains(name)
-  }
+  package.products.removeAll { !keptProducts.contains($0.name) }
+  package.dependencies.removeAll { !keptPackages.contains(repositoryName($0) ?? "") }
+}
+
+switch Context.environment["SPOOL_PACKAGE_SUBSET"] {
+case "io":
+  keepOnly(
+    targets: [
+      "CSpoolTime", "SpoolCore", "CSpoolURing", "SpoolIO", "SpoolJournal",
+      "CSpoolAllocationCounter", "SpoolIOTests", "SpoolJournalTests",
+    ],
+    products: ["SpoolCore", "SpoolIO", "SpoolJournal"],
+    packages: [
+      "swift-case-paths", "swift-identified-collections", "swift-collections",
+      "swift-dependencies", "swift-clocks", "swift-custom-dump", "xctest-dynamic-overlay",
+      "swift-concurrency-extras",
+    ])
+case "tsan":
+  let left: Set = [
+    "SpoolPostgres", "spool-postgres-bench", "SpoolPostgresTests", "SpoolMacrosTests",
+  ]
+  keepOnly(
+    targets: Set(package.targets.map(\.name)).subtracting(left),
+    products: Set(package.products.map(\.name)).subtracting(left),
+    packages: Set(package.dependencies.compactMap(repositoryName))
+      .subtracting(["postgres-nio", "swift-macro-testing", "swift-docc-plugin"]))
+case nil, ""?:
+  break
+case let subset?:
+  fatalError("SPOOL_PACKAGE_SUBSET=\(subset): expected io or tsan")
 }
