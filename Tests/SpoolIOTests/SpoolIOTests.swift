@@ -5,5 +5,5 @@ import Testing
 /// `/tmp/spool-io-test-*`, the folders every SpoolIO test works in, so a SpoolIO test running
 /// beside another would count the other's files. Sockets, rings and eventfds are counted per
 /// engine and need no serialization.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct SpoolIOTests {}

@@ -123,7 +123,7 @@ extension SpoolIOTests {
 
     /// After `shutdown()` of its engine, a store on it goes on reducing (on the cooperative
     /// pool, still one action at a time) and its I/O fails with `ECANCELED`.
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func aStoreOutlivesTheShutdownOfItsEngine() async throws {
       let engine = try IOEngine(backend: .ioUring)
       let (file, directory) = try await Self.openData(on: engine)

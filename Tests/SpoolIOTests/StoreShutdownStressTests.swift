@@ -22,7 +22,7 @@ extension SpoolIOTests {
       case storeOnEngine
     }
 
-    @Test(.timeLimit(.minutes(5)), arguments: allBackends, Placement.allCases)
+    @Test(.timeLimit(.minutes(10)), arguments: allBackends, Placement.allCases)
     func shutdownWithTenThousandEffectsInFlight(
       backend: IOBackend.Preference, placement: Placement
     ) async throws {

@@ -4,7 +4,7 @@ import Spool
 import SpoolLogging
 import Testing
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct LoggingIssueReporterTests {
   @Test func anEffectsUnhandledErrorIsLoggedWithItsStoreErrorAndLocation() async throws {
     let (logger, records) = RecordingLogHandler.logger()

@@ -29,7 +29,7 @@ private enum FuzzAction: Equatable, Sendable {
 /// the latency recorder runs on every action: each gets the label of its case path, a case
 /// keeps its slot whatever its payload and whenever it is first seen, and the value itself is
 /// left intact (payloads with heap storage included: the table reads a copy of the bytes).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ActionCaseTableFuzzTests {
   @Test func randomActionsGetTheirCasePathLabels() {
     let configuration = FuzzConfiguration(defaultSeed: 0xCA5E_0001, defaultIterations: 20_000)

@@ -5,7 +5,7 @@ import Testing
 /// Seeded fuzzing of `spool compare --threshold` parsing (`RegressionThreshold(parsing:)`):
 /// every input is either refused with an error that quotes it, or gives a finite threshold
 /// from 0% up to (not including) 1000% whose description parses back to the same threshold.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct RegressionThresholdFuzzTests {
   /// Pieces that make the parser's edge cases likely: signs, exponents, hexadecimal floats,
   /// non-finite spellings, percent signs, blanks and non-ASCII.

@@ -14,7 +14,7 @@ import Testing
 ///
 /// Deterministic by default; `SPOOL_FUZZ_SEED` and `SPOOL_FUZZ_ITERATIONS` replay or lengthen a
 /// run (see ``FuzzConfiguration``).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ReportFuzzTests {
   static let path = "fuzz.json"
 

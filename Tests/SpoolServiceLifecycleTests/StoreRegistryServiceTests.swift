@@ -4,7 +4,7 @@ import Spool
 import SpoolServiceLifecycle
 import Testing
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct StoreRegistryServiceTests {
   /// A group that runs the registry's service alone.
   func makeGroup(_ workers: WorkerRegistry, gracePeriod: Duration, logger: Logger) -> ServiceGroup {

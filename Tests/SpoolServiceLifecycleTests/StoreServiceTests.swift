@@ -4,7 +4,7 @@ import Spool
 import SpoolServiceLifecycle
 import Testing
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct StoreServiceTests {
   @Test func effectsThatEndWithinTheGracePeriodFinishBeforeTheStoreShutsDown() async throws {
     let probe = EffectProbe()

@@ -8,7 +8,7 @@ import Testing
 
 /// The store's action queue on its own: a ring that starts empty, grows after the overflow was
 /// used, is given back when idle, and keeps every producer's order through all of it.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ActionQueueTests {
   @Test func startsWithoutARingAndSendsPushesThroughTheOverflow() {
     let queue = ActionQueue<Int>(capacity: 1_024)

@@ -149,7 +149,7 @@ private final class Payload: Sendable {}
 /// suspends (`EffectRunner`). These tests hold the drain loop with a gate so that the runs
 /// under test are reduced in one pass; the store runs on a thread of its own
 /// (``ThreadSerialExecutor``), which the gate blocks.
-@Suite(.timeLimit(.minutes(5))) struct EffectRunnerTests {
+@Suite(.timeLimit(.minutes(10))) struct EffectRunnerTests {
   /// A store of `RunnerHarness` on a thread of its own.
   private func makeStore(
     gate: Gate, instrumentation: EffectLog? = nil,

@@ -6,7 +6,8 @@ import Testing
 /// busy store, it queues. Either way every action is reduced once, in each effect's order,
 /// and an effect that sends while its store goes away does not crash (the suite's
 /// ThreadSanitizer run in CI includes these races).
-@Suite(.timeLimit(.minutes(2)))
+// A bound on a hang, not on speed (see StoreRegistryTests).
+@Suite(.timeLimit(.minutes(10)))
 struct EffectSendTests {
   /// A timer's effect: waits for the test, sends `fired`, then says it has sent.
   struct TimerFeature: Reducer {

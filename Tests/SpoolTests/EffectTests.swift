@@ -245,7 +245,7 @@ struct EffectHarness: Reducer {
   }
 
   /// Bounded: an effect left running would make `finish()` wait forever.
-  @Test(.timeLimit(.minutes(5))) func taskCancelFromAnEffectCancelsTheEffectsUnderTheID() async {
+  @Test(.timeLimit(.minutes(10))) func taskCancelFromAnEffectCancelsTheEffectsUnderTheID() async {
     let live = LiveCounter()
     let store = Store(initialState: EffectHarness.State()) {
       EffectHarness { name in
@@ -283,7 +283,7 @@ struct EffectHarness: Reducer {
   }
 
   /// Bounded: an effect left running would make `finish()` wait forever.
-  @Test(.timeLimit(.minutes(5))) func taskCancelReachesOnlyTheCallingEffectsStore() async {
+  @Test(.timeLimit(.minutes(10))) func taskCancelReachesOnlyTheCallingEffectsStore() async {
     let live = LiveCounter()
     let make = {
       Store(initialState: EffectHarness.State()) {

@@ -10,7 +10,7 @@ import class Foundation.Thread
 /// A task that waits for a store's lock on its executor (a read, or a `send` while the store is
 /// busy) gets it even while a producer floods the store: producers that would reduce on their
 /// own thread push instead while someone waits, and the drain loop yields after each pass.
-@Suite(.timeLimit(.minutes(4)))
+@Suite(.timeLimit(.minutes(10)))
 struct LockWaiterTests {
   typealias GateStore = Store<GateFeature.State, GateFeature.Action>
 

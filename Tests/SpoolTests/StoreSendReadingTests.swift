@@ -5,7 +5,7 @@ import Testing
 import class Foundation.Thread
 
 /// `Store.send(_:reading:)` and `Store.withState`.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct StoreSendReadingTests {
   @Test func readingSeesTheActionAndWhatItsEffectsSentSynchronously() async {
     let store = Store(initialState: Ledger.State()) { Ledger() }

@@ -291,7 +291,7 @@ struct LogFeature: Reducer {
 
   /// An effect that awaits its own store's `finish()` would wait for itself: reported, and
   /// `finish()` returns, so the effect ends and so does every other `finish()`.
-  @Test(.timeLimit(.minutes(5)))
+  @Test(.timeLimit(.minutes(10)))
   func finishFromAnEffectOfTheSameStoreIsReportedAndReturns() async {
     let target = LockIsolated<Store<FinishingFeature.State, FinishingFeature.Action>?>(nil)
     let store = Store(initialState: FinishingFeature.State()) {
@@ -310,7 +310,7 @@ struct LogFeature: Reducer {
   }
 
   /// A `finish()` from another store's effect is no misuse: it waits, and returns.
-  @Test(.timeLimit(.minutes(5)))
+  @Test(.timeLimit(.minutes(10)))
   func finishFromAnotherStoresEffectWaits() async {
     let inner = Store(initialState: FinishingFeature.State()) { FinishingFeature { nil } }
     let outer = Store(initialState: FinishingFeature.State()) { FinishingFeature { inner } }
@@ -323,7 +323,7 @@ struct LogFeature: Reducer {
 
   /// `shutdown()` cancels the effects, so that a `finish()` waiting for one that would never
   /// end returns.
-  @Test(.timeLimit(.minutes(5)))
+  @Test(.timeLimit(.minutes(10)))
   func shutdownMakesAWaitingFinishReturn() async {
     let store = Store(initialState: FinishingFeature.State()) { FinishingFeature { nil } }
     await store.send(.waitForever)
@@ -335,7 +335,7 @@ struct LogFeature: Reducer {
 
   /// A cancelled caller of `finish()` stops waiting (the effect runs on), and tells from
   /// `Task.isCancelled`; a later `finish()` still waits for the effect.
-  @Test(.timeLimit(.minutes(5)))
+  @Test(.timeLimit(.minutes(10)))
   func aCancelledFinishStopsWaiting() async {
     let store = Store(initialState: FinishingFeature.State()) { FinishingFeature { nil } }
     await store.send(.waitForever)

@@ -10,7 +10,7 @@ import Testing
 ///
 /// Replay or vary the random order with `SPOOL_STRESS_SEED=<n>`; the seed in use is printed
 /// and named in every failure.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct StressTests {
   static let seed = testSeed("SPOOL_STRESS_SEED", default: 0x5EED_0007)
 

@@ -3,7 +3,7 @@ import Spool
 import Testing
 
 /// `KeyedStoreInstrumentation`: one instrumentation for many stores, labeled by key.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct KeyedStoreInstrumentationTests {
   final class PerKey: KeyedStoreInstrumentation {
     let reduced = LockIsolated<[String: Int]>([:])

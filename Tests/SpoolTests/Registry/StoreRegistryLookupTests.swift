@@ -8,7 +8,7 @@ import Testing
 /// `StoreRegistry`'s lookups without the shard's lock: the published snapshot, the holds on
 /// slots, and the release of snapshots taken down only after the reads that may hold them.
 // A bound on a hang, not on speed (see StoreRegistryTests).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct StoreRegistryLookupTests {
   typealias Harness = StoreRegistryTests.Harness
 
