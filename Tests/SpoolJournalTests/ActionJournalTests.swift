@@ -370,7 +370,7 @@ extension SpoolJournalTests {
         await store.finish()
         let journal = ActionJournal<Ledger.Action>(path: path, engine: engine)
         // Waits for the condition, up to a generous bound for a loaded machine.
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         var loaded: [Ledger.Action] = []
         while loaded != actions && ContinuousClock.now < deadline {
           loaded = (try? await journal.load())?.actions ?? []
